@@ -1,0 +1,18 @@
+// Model checks that fail the current interleaving with a named kind.
+#pragma once
+#include <cstdarg>
+#include "model/rl_env.hpp"
+
+// The message reads "KIND: detail"; the driver takes the kind from it.
+inline void vm_fail(const char* kind, rl::debug_info_param info, const char* fmt, ...) {
+  char buf[320];
+  int n = std::snprintf(buf, sizeof buf, "%s: ", kind);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+  va_end(ap);
+  rl::ctx().fail_test(buf, rl::test_result_user_assert_failed, info);
+}
+
+#define VM_CHECK(cond, kind, ...) \
+  do { if (!(cond)) vm_fail(kind, RL_INFO, __VA_ARGS__); } while (0)

@@ -1,0 +1,29 @@
+// An abstract rw_semaphore for the teardown scenarios: the API of include/linux/rwsem.h with
+// one atomic step to acquire and one to release, blocking in Relacy's own reader/writer lock.
+// Why: the count-word protocol is verified on its own scenarios (rwsem_*); here it would only
+// multiply the interleavings of the code under test. The rwsem_agrees scenario runs a small
+// teardown on the faithful model to check that the two agree.
+#pragma once
+#include "model/rwsem.hpp"
+
+struct rwsem_abstract_tag;
+
+struct rwsem_abstract final : rw_semaphore {
+  rl::generic_mutex<rwsem_abstract_tag> lock;
+
+  explicit rwsem_abstract(const char* n) : rw_semaphore(n) { lock.init(true, false, false, false, RL_INFO); }
+  ~rwsem_abstract() override { lock.deinit(RL_INFO); }
+  const char* model_kind() const override { return "abstract rw_semaphore (one step each way)"; }
+
+ protected:
+  void __down_read() override { lock.lock_shared(RL_INFO); }
+  void __up_read() override {
+    lock.unlock_shared(RL_INFO);
+    rwsem_release_read();
+  }
+  void __down_write() override { lock.lock_exclusive(RL_INFO); }
+  void __up_write() override {
+    lock.unlock_exclusive(RL_INFO);
+    rwsem_release_write();
+  }
+};

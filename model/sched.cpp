@@ -1,0 +1,3 @@
+#include "model/sched.hpp"
+
+task_struct* g_tasks = nullptr;

@@ -1,0 +1,123 @@
+#include "verify/explore.hpp"
+
+#include "model/mutants.hpp"
+
+namespace exploration {
+namespace {
+
+struct Stat {
+  const char* key;
+  long value;
+};
+
+struct State {
+  const Scenario* scenario = nullptr;
+  uint64_t budget = 0, started = 0;
+  bool progress = false;
+  std::chrono::steady_clock::time_point t0, last_report;
+  Stat stats[16];
+  int nstats = 0;
+} g;
+
+// Relacy's result, as a failure kind a kernel engineer reads.
+std::string kind_of(rl::test_result_e r) {
+  switch (r) {
+    case rl::test_result_data_race: return "data race";
+    case rl::test_result_deadlock: return "deadlock";
+    case rl::test_result_livelock: return "livelock";
+    case rl::test_result_access_to_freed_memory: return "use-after-free";
+    case rl::test_result_double_free: return "double free";
+    case rl::test_result_memory_leak: return "memory leak";
+    case rl::test_result_resource_leak: return "resource leak";
+    case rl::test_result_unitialized_access: return "uninitialized access";
+    case rl::test_result_user_invariant_failed: return "invariant";
+    case rl::test_result_user_assert_failed: return "assertion";
+    default: {
+      std::string s = rl::test_result_str(r);
+      std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+      return s;
+    }
+  }
+}
+
+}  // namespace
+
+void iteration_begin() {
+  g.started++;
+  if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
+  if (g.progress && (g.started & 0xffff) == 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - g.last_report >= std::chrono::seconds(2)) {
+      double s = std::chrono::duration<double>(now - g.t0).count();
+      std::fprintf(stderr, "%s: %llu iterations, %.0f/s\n", g.scenario->name.c_str(), (unsigned long long)g.started,
+                   g.started / s);
+      g.last_report = now;
+    }
+  }
+}
+
+void stat(const char* key, long value) {
+  for (int i = 0; i < g.nstats; i++)
+    if (std::strcmp(g.stats[i].key, key) == 0) {
+      g.stats[i].value = value;
+      return;
+    }
+  if (g.nstats < 16) g.stats[g.nstats++] = {key, value};
+}
+
+void begin(const Scenario& s, const RunOptions& o) {
+  const MutantInfo* m = find_mutant(o.mutant);
+  g_active_mutant = m ? m->id : Mutant::none;
+  g.scenario = &s;
+  g.budget = o.budget;
+  g.started = 0;
+  g.progress = o.progress;
+  g.t0 = g.last_report = std::chrono::steady_clock::now();
+  g.nstats = 0;
+}
+
+RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& p, rl::test_result_e r,
+                 const std::string& output, const std::string& state, double seconds) {
+  RunResult res;
+  res.scenario = s.name;
+  res.mutant = o.mutant;
+  res.search = o.search.str();
+  res.iterations = p.stop_iteration + 1;
+  res.seconds = seconds;
+  for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
+  g_active_mutant = Mutant::none;
+  if (r == rl::test_result_until_condition_hit) {
+    res.result = "incomplete";
+    res.iterations = g.budget;
+    res.message = "iteration budget of " + std::to_string(g.budget) + " reached before the search ended";
+    return res;
+  }
+  if (r == rl::test_result_success) {
+    if (o.search.kind == SearchSpec::Kind::random) {
+      res.result = "incomplete";
+      res.message = "random search sampled " + std::to_string(res.iterations) + " interleavings: not exhaustive";
+    } else {
+      res.result = "verified";
+    }
+    return res;
+  }
+  res.result = "counterexample";
+  res.kind = kind_of(r);
+  res.history = output;
+  res.state = state;
+  // Relacy's first line is "RESULT" or "RESULT (detail)"; the model's checks put "kind: ..." in the detail.
+  std::string first = output.substr(0, output.find('\n'));
+  size_t open = first.find(" (");
+  std::string detail = open == std::string::npos ? first : first.substr(open + 2, first.size() - open - 3);
+  size_t colon = detail.find(": ");
+  if ((r == rl::test_result_user_assert_failed || r == rl::test_result_user_invariant_failed) &&
+      colon != std::string::npos && detail.rfind("assertion", 0) != 0) {
+    res.kind = detail.substr(0, colon);
+    res.message = detail.substr(colon + 2);
+  } else {
+    res.message = detail;
+  }
+  return res;
+}
+
+}  // namespace exploration

@@ -1,0 +1,72 @@
+// The exploration driver: runs one scenario (a Relacy test suite) under Relacy's own
+// schedulers and turns what Relacy reports into a RunResult.
+#pragma once
+#include <chrono>
+#include "model/rl_env.hpp"
+#include "verify/scenario.hpp"
+
+namespace exploration {
+
+// Start of every explored iteration (called by scenario_base::before): counts iterations,
+// reports progress, and stops the search through Relacy's own rl_until at the budget.
+void iteration_begin();
+
+// A figure the scenario reports (e.g. write-lock acquisitions); fixed storage, because
+// anything allocated during an iteration lands on Relacy's heap.
+void stat(const char* key, long value);
+
+void begin(const Scenario& s, const RunOptions& o);
+RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& p, rl::test_result_e r,
+                 const std::string& output, const std::string& state, double seconds);
+
+template <class Suite>
+rl::test_result_e run_with(rl::test_params& p, std::string* state) {
+  constexpr rl::thread_id_t n = Suite::params::thread_count;
+  rl::ostringstream st;
+  rl::test_result_e r;
+  switch (p.search_type) {
+    case rl::sched_full: r = rl::run_test<Suite, rl::full_search_scheduler<n>>(p, st, false); break;
+    case rl::sched_bound: r = rl::run_test<Suite, rl::context_bound_scheduler<n>>(p, st, false); break;
+    default: r = rl::run_test<Suite, rl::random_scheduler<n>>(p, st, false); break;
+  }
+  *state = std::string(st.str().c_str());
+  return r;
+}
+
+template <class Suite>
+RunResult explore(const Scenario& s, const RunOptions& o) {
+  begin(s, o);
+  rl::ostringstream out, progress;
+  rl::test_params p;
+  p.output_stream = &out;
+  p.progress_stream = &progress;
+  p.search_type = o.search.kind == SearchSpec::Kind::full    ? rl::sched_full
+                  : o.search.kind == SearchSpec::Kind::bound ? rl::sched_bound
+                                                             : rl::sched_random;
+  p.context_bound = o.search.n;
+  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
+  p.initial_state = o.initial_state.c_str();
+  p.collect_history = !o.initial_state.empty();
+  auto t0 = std::chrono::steady_clock::now();
+  std::string state;
+  rl::test_result_e r = run_with<Suite>(p, &state);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  uint64_t explored = p.stop_iteration + 1;
+  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && !p.collect_history) {
+    // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
+    rl::test_params q = p;
+    q.initial_state = state.c_str();
+    q.collect_history = true;
+    begin(s, RunOptions{o.mutant, o.search, 1, state, false});
+    std::string ignored;
+    run_with<Suite>(q, &ignored);
+  }
+  p.stop_iteration = explored - 1;
+  return finish(s, o, p, r, std::string(out.str().c_str()), state, seconds);
+}
+
+}  // namespace exploration
+
+// One scenario file ends with this line.
+#define VMAVERIFY_SCENARIO(Suite, name, description, search) \
+  static ScenarioRegistrar registrar_##Suite({name, description, search, &exploration::explore<Suite>})

@@ -1,0 +1,35 @@
+// What one exploration is asked to do, and what it found.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+struct SearchSpec {
+  enum class Kind { full, bound, random };
+  Kind kind = Kind::full;
+  unsigned n = 0;  // context bound, or number of random iterations
+
+  std::string str() const;
+  // "full", "bound:N" or "random:N"; false with *err set otherwise.
+  static bool parse(const std::string& text, SearchSpec* out, std::string* err);
+};
+
+struct RunOptions {
+  std::string mutant = "none";
+  SearchSpec search;
+  uint64_t budget = 0;        // most iterations to explore; 0 = no limit
+  std::string initial_state;  // a saved search state: replay exactly that interleaving
+  bool progress = false;      // report progress of long searches on stderr
+};
+
+struct RunResult {
+  std::string scenario, mutant = "none", search;
+  std::string result;   // verified | counterexample | incomplete
+  std::string kind;     // failure kind: data race, deadlock, use-after-free, ...
+  std::string message;  // one line: what went wrong
+  uint64_t iterations = 0;
+  double seconds = 0;
+  std::string history;  // Relacy's execution history of the failing interleaving
+  std::string state;    // search state that replays the failing interleaving
+  std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
+};

@@ -1,0 +1,61 @@
+#include "verify/scenario.hpp"
+
+#include <algorithm>
+
+static std::vector<Scenario>& registry() {
+  static std::vector<Scenario> list;
+  return list;
+}
+
+ScenarioRegistrar::ScenarioRegistrar(Scenario s) {
+  auto& r = registry();
+  r.insert(std::upper_bound(r.begin(), r.end(), s, [](const Scenario& a, const Scenario& b) { return a.name < b.name; }),
+           std::move(s));
+}
+
+const std::vector<Scenario>& all_scenarios() { return registry(); }
+
+const Scenario* find_scenario(const std::string& name) {
+  for (const Scenario& s : registry())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
+  if (!search_given) SearchSpec::parse(s.search, &o.search, nullptr);
+  return s.run(s, o);
+}
+
+std::string SearchSpec::str() const {
+  switch (kind) {
+    case Kind::full: return "full";
+    case Kind::bound: return "bound:" + std::to_string(n);
+    case Kind::random: return "random:" + std::to_string(n);
+  }
+  return "?";
+}
+
+bool SearchSpec::parse(const std::string& text, SearchSpec* out, std::string* err) {
+  SearchSpec s;
+  auto number = [&](const std::string& digits) {
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    s.n = (unsigned)std::stoul(digits);
+    return s.n > 0;
+  };
+  bool ok = false;
+  if (text == "full") {
+    ok = true;
+  } else if (text.rfind("bound:", 0) == 0) {
+    s.kind = Kind::bound;
+    ok = number(text.substr(6));
+  } else if (text.rfind("random:", 0) == 0) {
+    s.kind = Kind::random;
+    ok = number(text.substr(7));
+  }
+  if (!ok) {
+    if (err) *err = "bad search '" + text + "': expected full, bound:N or random:N with N > 0";
+    return false;
+  }
+  *out = s;
+  return true;
+}

@@ -1,0 +1,22 @@
+// The scenario registry: every scenario file registers itself by name.
+#pragma once
+#include <string>
+#include <vector>
+#include "verify/result.hpp"
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string search;  // the search it is verified with: "full" or "bound:N"
+  RunResult (*run)(const Scenario&, const RunOptions&);
+};
+
+const std::vector<Scenario>& all_scenarios();
+const Scenario* find_scenario(const std::string& name);
+
+struct ScenarioRegistrar {
+  explicit ScenarioRegistrar(Scenario s);
+};
+
+// Run a scenario with its own search unless the options name another.
+RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given);
