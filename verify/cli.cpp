@@ -60,7 +60,8 @@ int exit_status(const RunResult& r) {
 std::string result_text(const RunResult& r) {
   char figures[96];
   std::snprintf(figures, sizeof figures, "%llu iterations, %.2f s", (unsigned long long)r.iterations, r.seconds);
-  std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") + " (" + r.search +
+  std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") +
+                  (r.variant == "unbatched" ? " [unbatched baseline]" : "") + " (" + r.search +
                   "): " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
   for (const auto& kv : r.stats) s += ", " + kv.first + "=" + std::to_string(kv.second);
   if (!r.message.empty()) s += "\n  " + r.message;
@@ -69,7 +70,8 @@ std::string result_text(const RunResult& r) {
 
 std::string result_json(const RunResult& r) {
   JsonObject o;
-  o.str("scenario", r.scenario).str("mutant", r.mutant).str("search", r.search).str("result", r.result);
+  o.str("scenario", r.scenario).str("mutant", r.mutant).str("variant", r.variant).str("search", r.search);
+  o.str("result", r.result);
   o.str("kind", r.kind).str("message", r.message).num("iterations", (long long)r.iterations).num("seconds", r.seconds);
   for (const auto& kv : r.stats) o.num(kv.first, (long long)kv.second);
   return o.done();

@@ -8,7 +8,7 @@
 static int cmd_run(const std::vector<std::string>& in) {
   Args a;
   std::string err;
-  if (!parse_args(in, {"--mutant", "--search", "--budget", "--trace"}, {"--json", "--quiet"}, &a, &err))
+  if (!parse_args(in, {"--mutant", "--search", "--budget", "--trace"}, {"--json", "--quiet", "--unbatched"}, &a, &err))
     return usage_error("run: " + err);
   if (a.positional.size() != 1) return usage_error("run: expected one SCENARIO (see vmaverify list)");
   const Scenario* s = find_scenario(a.positional[0]);
@@ -25,6 +25,7 @@ static int cmd_run(const std::vector<std::string>& in) {
     o.budget = std::stoull(b);
   }
   o.progress = !a.has("--quiet");
+  o.unbatched = a.has("--unbatched");
   RunResult r = run_scenario(*s, o, a.has("--search"));
   if (a.has("--trace") && r.result == "counterexample") {
     if (!write_trace(a.get("--trace"), r, &err)) return usage_error("run: " + err);
@@ -40,5 +41,5 @@ static int cmd_run(const std::vector<std::string>& in) {
 
 static CommandRegistrar reg({"run",
                              "run SCENARIO [--mutant NAME] [--search full|bound:N|random:N] [--budget N] "
-                             "[--trace FILE] [--json] [--quiet]",
+                             "[--unbatched] [--trace FILE] [--json] [--quiet]",
                              &cmd_run});

@@ -1,5 +1,7 @@
 #include "verify/explore.hpp"
 
+#include "model/batch_states.hpp"
+#include "model/mm.hpp"
 #include "model/mutants.hpp"
 
 namespace exploration {
@@ -68,6 +70,8 @@ void stat(const char* key, long value) {
 void begin(const Scenario& s, const RunOptions& o) {
   const MutantInfo* m = find_mutant(o.mutant);
   g_active_mutant = m ? m->id : Mutant::none;
+  g_teardown_variant = o.unbatched ? teardown_variant::unbatched : teardown_variant::batched;
+  reset_batch_states();
   g.scenario = &s;
   g.budget = o.budget;
   g.started = 0;
@@ -82,10 +86,12 @@ RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& 
   res.scenario = s.name;
   res.mutant = o.mutant;
   res.search = o.search.str();
+  res.variant = o.unbatched ? "unbatched" : "batched";
   res.iterations = p.stop_iteration + 1;
   res.seconds = seconds;
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
   g_active_mutant = Mutant::none;
+  g_teardown_variant = teardown_variant::batched;
   if (r == rl::test_result_until_condition_hit) {
     res.result = "incomplete";
     res.iterations = g.budget;

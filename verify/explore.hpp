@@ -57,7 +57,11 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     rl::test_params q = p;
     q.initial_state = state.c_str();
     q.collect_history = true;
-    begin(s, RunOptions{o.mutant, o.search, 1, state, false});
+    RunOptions replay = o;
+    replay.budget = 1;
+    replay.initial_state = state;
+    replay.progress = false;
+    begin(s, replay);
     std::string ignored;
     run_with<Suite>(q, &ignored);
   }

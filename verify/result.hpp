@@ -20,10 +20,12 @@ struct RunOptions {
   uint64_t budget = 0;        // most iterations to explore; 0 = no limit
   std::string initial_state;  // a saved search state: replay exactly that interleaving
   bool progress = false;      // report progress of long searches on stderr
+  bool unbatched = false;     // teardown threads run the pre-patch free_pgtables (the baseline)
 };
 
 struct RunResult {
   std::string scenario, mutant = "none", search;
+  std::string variant = "batched";  // or "unbatched": the pre-patch baseline
   std::string result;   // verified | counterexample | incomplete
   std::string kind;     // failure kind: data race, deadlock, use-after-free, ...
   std::string message;  // one line: what went wrong

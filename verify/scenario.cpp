@@ -23,7 +23,19 @@ const Scenario* find_scenario(const std::string& name) {
 
 RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
   if (!search_given) SearchSpec::parse(s.search, &o.search, nullptr);
-  return s.run(s, o);
+  RunResult r = s.run(s, o);
+  if (!s.figures) return r;
+  s.figures(&r.stats);
+  // The model's teardown and the plain run of the same code must take the lock equally often.
+  auto explored = r.stats.find("write_locks_explored");
+  long expected = r.stats[o.unbatched ? "write_locks_unbatched" : "write_locks_batched"];
+  if (r.result == "verified" && explored != r.stats.end() && explored->second != expected) {
+    r.result = "counterexample";
+    r.kind = "lock count";
+    r.message = "the explored teardown took i_mmap_lock_write " + std::to_string(explored->second) +
+                " times, the plain run of the same code " + std::to_string(expected);
+  }
+  return r;
 }
 
 std::string SearchSpec::str() const {

@@ -1,5 +1,6 @@
 // The scenario registry: every scenario file registers itself by name.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 #include "verify/result.hpp"
@@ -9,6 +10,8 @@ struct Scenario {
   std::string description;
   std::string search;  // the search it is verified with: "full" or "bound:N"
   RunResult (*run)(const Scenario&, const RunOptions&);
+  // Teardown scenarios: the layout's lock round trips, batched and unbatched (else null).
+  void (*figures)(std::map<std::string, long>*) = nullptr;
 };
 
 const std::vector<Scenario>& all_scenarios();

@@ -1,0 +1,302 @@
+#include "verify/maps.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+#include "verify/json.hpp"
+
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// 1..max_digits hex digits (16 fill an unsigned long, so no overflow).
+bool hex(const char*& p, const char* e, unsigned long* v, int max_digits = 16) {
+  const char* s = p;
+  unsigned long x = 0;
+  for (int d; p < e && (d = hex_digit(*p)) >= 0; p++) {
+    if (p - s == max_digits) return false;
+    x = x << 4 | (unsigned long)d;
+  }
+  *v = x;
+  return p > s;
+}
+
+bool dec(const char*& p, const char* e, unsigned long* v) {
+  const char* s = p;
+  unsigned long x = 0;
+  for (; p < e && *p >= '0' && *p <= '9'; p++) {
+    unsigned long d = (unsigned long)(*p - '0');
+    if (x > (~0UL - d) / 10) return false;
+    x = x * 10 + d;
+  }
+  *v = x;
+  return p > s;
+}
+
+// The kernel separates the fields with one space; accept any run of blanks.
+bool blanks(const char*& p, const char* e) {
+  const char* s = p;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  return p > s;
+}
+
+bool perms_ok(const char* p) {
+  return (p[0] == 'r' || p[0] == '-') && (p[1] == 'w' || p[1] == '-') && (p[2] == 'x' || p[2] == '-') &&
+         (p[3] == 's' || p[3] == 'p');
+}
+
+// show_vma_header_prefix (fs/proc/task_mmu.c), then the padded name if there is one.
+bool parse_line(const char* p, const char* e, MapsVma* v) {
+  unsigned long major, minor;
+  if (!hex(p, e, &v->start) || p == e || *p++ != '-' || !hex(p, e, &v->end) || !blanks(p, e)) return false;
+  if (e - p < 4 || !perms_ok(p)) return false;
+  v->perms.assign(p, 4);
+  p += 4;
+  if (!blanks(p, e) || !hex(p, e, &v->offset) || !blanks(p, e)) return false;
+  // dev_t: 12-bit major, 20-bit minor, printed %02x:%02x.
+  if (!hex(p, e, &major, 3) || p == e || *p++ != ':' || !hex(p, e, &minor, 5)) return false;
+  v->dev_major = (unsigned)major;
+  v->dev_minor = (unsigned)minor;
+  if (!blanks(p, e) || !dec(p, e, &v->inode)) return false;
+  v->path.clear();
+  v->deleted = false;
+  if (p < e) {
+    // Anonymous lines end in "inode "; a name follows seq_pad's padding. Names are escaped by
+    // the kernel (a newline shows as \012) and do not start with a blank, so the rest is the name.
+    if (!blanks(p, e)) return false;
+    static const char kDeleted[] = " (deleted)";
+    const size_t n = sizeof kDeleted - 1;
+    if ((size_t)(e - p) > n && std::memcmp(e - n, kDeleted, n) == 0) {
+      v->deleted = true;
+      e -= n;
+    }
+    v->path.assign(p, e);
+  }
+  return v->start < v->end;
+}
+
+std::string shown(const char* p, const char* e) {
+  std::string s(p, std::min<size_t>(e - p, 120));
+  for (char& c : s)
+    if ((unsigned char)c < 0x20) c = '?';
+  return s + (e - p > 120 ? "..." : "");
+}
+
+struct FileKey {
+  unsigned long dev, inode;
+  bool operator==(const FileKey& o) const { return dev == o.dev && inode == o.inode; }
+};
+struct FileKeyHash {
+  size_t operator()(const FileKey& k) const { return (k.inode * 0x9E3779B97F4A7C15ULL) ^ k.dev; }
+};
+
+void add(plain::teardown_counts* to, const plain::teardown_counts& c) {
+  to->write_locks += c.write_locks;
+  to->removed += c.removed;
+  for (int i = 0; i < 9; i++) to->batch_histogram[i] += c.batch_histogram[i];
+}
+
+}  // namespace
+
+bool parse_maps(const std::string& text, const std::string& name, Layout* out, std::string* err) {
+  out->vmas.clear();
+  out->vmas.reserve(std::count(text.begin(), text.end(), '\n') + 1);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  MapsVma v;
+  for (long line = 1; p < end; line++) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    const char* e = nl ? nl : end;
+    if (!parse_line(p, e, &v)) {
+      *err = name + ":" + std::to_string(line) + ": not a /proc/PID/maps line: " + shown(p, e);
+      return false;
+    }
+    // free_pgtables walks the VMAs in address order; maps lists them so.
+    if (!out->vmas.empty() && v.start < out->vmas.back().end) {
+      *err = name + ":" + std::to_string(line) + ": VMA overlaps or precedes the previous one: " + shown(p, e);
+      return false;
+    }
+    out->vmas.push_back(v);
+    p = nl ? nl + 1 : end;
+  }
+  return true;
+}
+
+void analyze(const Layout& layout, MapsReport* r) {
+  // File identity is (dev, inode): the loader opens each library once and maps all its segments
+  // from that one struct file, so the batch (which compares vm_file) sees them as one file. Two
+  // opens of one inode would split a batch in the kernel; maps cannot show that, so these counts
+  // are the batched code's best case for each layout.
+  std::unordered_map<FileKey, int, FileKeyHash> ids;
+  ids.reserve(64);
+  std::vector<plain::vm_area_struct> vmas;
+  std::vector<int> file_of;
+  vmas.reserve(layout.vmas.size());
+  file_of.reserve(layout.vmas.size());
+  FileKey last{~0UL, 0};
+  int last_id = -1;
+  for (const MapsVma& m : layout.vmas) {
+    if (m.gate()) continue;
+    plain::vm_area_struct v;
+    v.vm_start = m.start;
+    v.vm_end = m.end;
+    // Hugetlb VMAs cannot be told from maps (smaps's KernelPageSize could): all are taken as
+    // non-hugetlb, so all go through the batch. Shared ('s') mappings need nothing special here.
+    v.hugetlb = false;
+    int id = -1;
+    if (m.file_backed()) {
+      FileKey k{(unsigned long)m.dev_major << 20 | m.dev_minor, m.inode};
+      if (!(k == last)) {
+        last = k;
+        last_id = ids.emplace(k, (int)ids.size()).first->second;
+      }
+      id = last_id;
+    }
+    vmas.push_back(v);
+    file_of.push_back(id);
+  }
+  std::vector<plain::address_space> spaces(ids.size());
+  std::vector<plain::file> files(ids.size());
+  std::vector<plain::vm_area_struct*> order(vmas.size());
+  for (size_t i = 0; i < files.size(); i++) files[i].f_mapping = &spaces[i];
+  for (size_t i = 0; i < vmas.size(); i++) {
+    if (file_of[i] >= 0) {
+      vmas[i].vm_file = &files[file_of[i]];
+      r->file_vmas++;
+    }
+    order[i] = &vmas[i];
+  }
+  for (teardown_variant variant : {teardown_variant::batched, teardown_variant::unbatched}) {
+    plain::teardown_counts c;
+    for (plain::address_space& s : spaces) s.counts = &c;
+    plain::teardown(order, variant);
+    add(variant == teardown_variant::batched ? &r->batched : &r->unbatched, c);
+  }
+  r->processes++;
+  r->vmas += (long)vmas.size();
+  r->files += (long)ids.size();
+}
+
+bool read_text_file(const std::string& path, std::string* text, std::string* err) {
+  int fd = path == "-" ? 0 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = "cannot open " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  text->clear();
+  // procfs files report size 0: read until end of file.
+  size_t used = 0;
+  for (;;) {
+    if (text->size() - used < 65536) text->resize(used + std::max<size_t>(65536, used));
+    ssize_t n = read(fd, &(*text)[used], text->size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *err = "cannot read " + path + ": " + std::strerror(errno);
+      if (fd != 0) close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    used += (size_t)n;
+  }
+  text->resize(used);
+  if (fd != 0) close(fd);
+  return true;
+}
+
+bool analyze_all_processes(const std::string& proc_root, MapsReport* r, std::string* err) {
+  DIR* dir = opendir(proc_root.c_str());
+  if (!dir) {
+    *err = "cannot open " + proc_root + ": " + std::strerror(errno);
+    return false;
+  }
+  std::vector<std::string> pids;
+  while (dirent* d = readdir(dir)) {
+    const char* n = d->d_name;
+    if (*n && std::strspn(n, "0123456789") == std::strlen(n)) pids.push_back(n);
+  }
+  closedir(dir);
+  std::string text, read_err;
+  Layout layout;
+  for (const std::string& pid : pids) {
+    const std::string path = proc_root + "/" + pid + "/maps";
+    // A live process can change its layout between two read() chunks and so show overlapping
+    // lines once; read it again before calling the file bad.
+    bool ok = false, gone = false;
+    for (int attempt = 0; attempt < 2 && !ok && !gone; attempt++) {
+      gone = !read_text_file(path, &text, &read_err) || text.empty();
+      ok = !gone && parse_maps(text, path, &layout, err);
+    }
+    if (gone) {
+      r->skipped++;  // vanished, access denied, or no address space (kernel thread, zombie)
+      continue;
+    }
+    if (!ok) return false;
+    analyze(layout, r);
+  }
+  return true;
+}
+
+std::string lhist_text(const long (&histogram)[9]) {
+  long max = *std::max_element(histogram + 1, histogram + 9);
+  std::string s;
+  for (int i = 1; i <= 8; i++) {
+    const int width = 52;
+    int bar = max ? (int)(histogram[i] / (double)max * width) : 0;
+    char label[16], row[128];
+    std::snprintf(label, sizeof label, "[%d, %d)", i, i + 1);
+    std::snprintf(row, sizeof row, "%s %10ld |%s%*s|\n", label, histogram[i], std::string(bar, '@').c_str(),
+                  width - bar, "");
+    s += row;
+  }
+  return s;
+}
+
+std::string report_text(const MapsReport& r, bool all_processes) {
+  char b[512];
+  std::string s;
+  if (all_processes)
+    std::snprintf(b, sizeof b, "processes: %ld read, %ld skipped (vanished, access denied or no address space)\n",
+                  r.processes, r.skipped);
+  else
+    std::snprintf(b, sizeof b, "processes: %ld read\n", r.processes);
+  s += b;
+  std::snprintf(b, sizeof b,
+                "VMAs: %ld, file-backed %ld (%ld files)\n"
+                "i_mmap_rwsem write-lock acquisitions at teardown (free_pgtables):\n"
+                "  unbatched (unlink_file_vma per VMA): %ld\n"
+                "  batched (unlink_file_vma_batch):     %ld\n"
+                "  reduction: %ld (%.1f%%)\n"
+                "batch sizes at unlink_file_vma_batch_process (bpftrace lhist of vb->count):\n",
+                r.vmas, r.file_vmas, r.files, r.unbatched.write_locks, r.batched.write_locks, r.reduction(),
+                r.reduction_percent());
+  return s + b + lhist_text(r.batched.batch_histogram);
+}
+
+std::string report_json(const MapsReport& r) {
+  std::string hist = "[";
+  for (int i = 1; i <= 8; i++) hist += (i > 1 ? ", " : "") + std::to_string(r.batched.batch_histogram[i]);
+  return JsonObject()
+      .num("processes", (long long)r.processes)
+      .num("skipped", (long long)r.skipped)
+      .num("vmas", (long long)r.vmas)
+      .num("file_vmas", (long long)r.file_vmas)
+      .num("files", (long long)r.files)
+      .num("lock_acquisitions_unbatched", (long long)r.unbatched.write_locks)
+      .num("lock_acquisitions_batched", (long long)r.batched.write_locks)
+      .num("reduction", (long long)r.reduction())
+      .num("reduction_percent", r.reduction_percent())
+      .num("removed_unbatched", (long long)r.unbatched.removed)
+      .num("removed_batched", (long long)r.batched.removed)
+      .raw("histogram", hist + "]")
+      .done();
+}
