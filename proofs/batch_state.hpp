@@ -16,4 +16,11 @@ struct BatchSnapshot {
   int removed[SNAPSHOT_MAX_VMAS] = {};    // times each VMA was removed from its mapping's i_mmap so far
   int lock_round_trips = 0;               // i_mmap_lock_write acquisitions made by the batch so far
   bool finalized = false;                 // unlink_file_vma_batch_final has returned (and nothing added since)
+  // Ghost numbering for the removal_order spec, filled by the model as the kernel code runs:
+  // appending vma to vmas[] does ++appends, append_seq[vma] = appends; each
+  // __remove_shared_vm_struct(vma) does ++removals, remove_seq[vma] = removals.
+  int appends = 0;                        // VMAs appended to vmas[] so far (anonymous ones never are)
+  int append_seq[SNAPSHOT_MAX_VMAS] = {}; // VMA id -> appends right after it was appended (1-based), 0 if never
+  int removals = 0;                       // removals made by the batch so far
+  int remove_seq[SNAPSHOT_MAX_VMAS] = {}; // VMA id -> removals right after its latest removal (1-based), 0 if never
 };

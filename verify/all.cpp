@@ -44,7 +44,23 @@ static void run_mutants(bool progress, const OutcomeSink& sink) {
   }
 }
 
+// The pre-patch teardown must verify on the same scenarios.
+static void run_baselines(bool progress, const OutcomeSink& sink) {
+  for (const Scenario& s : all_scenarios()) {
+    if (!s.baseline) continue;
+    RunOptions o;
+    o.progress = progress;
+    o.unbatched = true;
+    Outcome out;
+    out.r = run_scenario(s, o, false);
+    out.expected = "verified";
+    out.as_expected = out.r.result == "verified";
+    sink(out);
+  }
+}
+
 static CheckGroupRegistrar scenarios_group({"scenarios", &run_scenarios});
+static CheckGroupRegistrar baselines_group({"baselines", &run_baselines});
 static CheckGroupRegistrar mutants_group({"mutants", &run_mutants});
 
 void run_all_checks(bool progress, const OutcomeSink& sink) {

@@ -44,7 +44,8 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
                   : o.search.kind == SearchSpec::Kind::bound ? rl::sched_bound
                                                              : rl::sched_random;
   p.context_bound = o.search.n;
-  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
+  // Relacy's random scheduler runs iterations 0..iteration_count inclusive.
+  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n - 1 : 0;
   p.initial_state = o.initial_state.c_str();
   p.collect_history = !o.initial_state.empty();
   auto t0 = std::chrono::steady_clock::now();

@@ -110,23 +110,24 @@ void add(plain::teardown_counts* to, const plain::teardown_counts& c) {
 
 bool parse_maps(const std::string& text, const std::string& name, Layout* out, std::string* err) {
   out->vmas.clear();
-  out->vmas.reserve(std::count(text.begin(), text.end(), '\n') + 1);
   const char* p = text.data();
   const char* end = p + text.size();
-  MapsVma v;
+  size_t lines = 1;  // memchr, not std::count: it is the vectorised one
+  for (const char* q = p; (q = static_cast<const char*>(std::memchr(q, '\n', end - q))); q++) lines++;
+  out->vmas.reserve(lines);
   for (long line = 1; p < end; line++) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
     const char* e = nl ? nl : end;
-    if (!parse_line(p, e, &v)) {
+    out->vmas.emplace_back();
+    if (!parse_line(p, e, &out->vmas.back())) {
       *err = name + ":" + std::to_string(line) + ": not a /proc/PID/maps line: " + shown(p, e);
       return false;
     }
     // free_pgtables walks the VMAs in address order; maps lists them so.
-    if (!out->vmas.empty() && v.start < out->vmas.back().end) {
+    if (out->vmas.size() > 1 && out->vmas.back().start < out->vmas.end()[-2].end) {
       *err = name + ":" + std::to_string(line) + ": VMA overlaps or precedes the previous one: " + shown(p, e);
       return false;
     }
-    out->vmas.push_back(v);
     p = nl ? nl + 1 : end;
   }
   return true;
@@ -138,7 +139,7 @@ void analyze(const Layout& layout, MapsReport* r) {
   // opens of one inode would split a batch in the kernel; maps cannot show that, so these counts
   // are the batched code's best case for each layout.
   std::unordered_map<FileKey, int, FileKeyHash> ids;
-  ids.reserve(64);
+  ids.reserve(layout.vmas.size() / 4 + 8);  // libraries have about five VMAs each
   std::vector<plain::vm_area_struct> vmas;
   std::vector<int> file_of;
   vmas.reserve(layout.vmas.size());
@@ -187,6 +188,9 @@ void analyze(const Layout& layout, MapsReport* r) {
   r->files += (long)ids.size();
 }
 
+// About ten million VMAs; a process has at most vm.max_map_count (65530 by default).
+constexpr size_t kMaxMapsBytes = 1UL << 30;
+
 bool read_text_file(const std::string& path, std::string* text, std::string* err) {
   int fd = path == "-" ? 0 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -207,6 +211,11 @@ bool read_text_file(const std::string& path, std::string* text, std::string* err
     }
     if (n == 0) break;
     used += (size_t)n;
+    if (used > kMaxMapsBytes) {  // e.g. /dev/zero: fail instead of exhausting memory
+      *err = "cannot read " + path + ": larger than 1 GiB, not a maps file";
+      if (fd != 0) close(fd);
+      return false;
+    }
   }
   text->resize(used);
   if (fd != 0) close(fd);

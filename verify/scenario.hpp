@@ -12,6 +12,8 @@ struct Scenario {
   RunResult (*run)(const Scenario&, const RunOptions&);
   // Teardown scenarios: the layout's lock round trips, batched and unbatched (else null).
   void (*figures)(std::map<std::string, long>*) = nullptr;
+  // Whether `all` also verifies the unbatched (pre-patch) baseline on this scenario.
+  bool baseline = false;
 };
 
 const std::vector<Scenario>& all_scenarios();

@@ -108,11 +108,14 @@ struct teardown_world {
   void report_write_locks(int thread) { exploration::stat("write_locks_explored", g_write_locks_by_thread[thread]); }
 };
 
-// A teardown scenario registers its layout's figures with it.
-#define VMAVERIFY_TEARDOWN_SCENARIO(Suite, name, description, search)                                         \
+// A teardown scenario registers its layout's figures with it, and whether the unbatched
+// baseline is verified on it too.
+#define VMAVERIFY_TEARDOWN_SCENARIO(Suite, name, description, search) \
+  VMAVERIFY_TEARDOWN_SCENARIO_BASELINE(Suite, name, description, search, true)
+#define VMAVERIFY_TEARDOWN_SCENARIO_BASELINE(Suite, name, description, search, baseline)                      \
   static void figures_##Suite(std::map<std::string, long>* out) {                                            \
     layout_figures(Suite::kLayout.vmas, sizeof Suite::kLayout.vmas / sizeof(layout_vma), Suite::kLayout.files, \
                    sizeof Suite::kLayout.files / sizeof(layout_file), out);                                   \
   }                                                                                                          \
   static ScenarioRegistrar registrar_##Suite({name, description, search, &exploration::explore<Suite>,      \
-                                              &figures_##Suite})
+                                              &figures_##Suite, baseline})

@@ -1,0 +1,34 @@
+// The Z3 side as the command line and the exploration driver use it.
+#pragma once
+#include <string>
+#include <vector>
+#include "proofs/batch_state.hpp"
+
+struct ProofResult {
+  std::string spec;             // spec name: file name without .smt2
+  std::string mutant = "none";  // batch mutant switched on, or "none"
+  std::string result;           // proved | refuted | error
+  std::string message;          // one line: what was shown, or what went wrong (errors: FILE:LINE: Z3's message)
+  std::string counterexample;   // refuted: the state(s) and the step, readable
+  double seconds = 0;
+  std::string method;           // "induction" or "trace:N"
+};
+
+// Proves each spec file on the batch with the given mutant switched on; one result per file,
+// in order. Specs named by "; assumes:" lines are proved too: a spec whose own proof succeeds
+// is reported refuted (or error) when one it relies on, directly or not, is.
+std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files, const std::string& mutant = "none");
+
+// One result per batch mutant: refuted by the first spec (in order) that fails with it on,
+// "proved" when every spec survives it, error when a spec is malformed.
+std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& spec_files);
+
+// Every *.smt2 in VMAVERIFY_SPECS_DIR, sorted.
+std::vector<std::string> default_spec_files();
+std::vector<std::string> batch_mutant_names();
+
+// Checks concrete explored states against every induction spec (trace specs speak of whole
+// teardowns, not states, and are skipped). False on the first violation or malformed spec,
+// with *violated_spec naming it and *message saying why (the state, printed).
+bool check_states_against_specs(const std::vector<BatchSnapshot>& states, const std::vector<std::string>& spec_files,
+                                std::string* violated_spec, std::string* message);

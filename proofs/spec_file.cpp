@@ -1,0 +1,173 @@
+#include "proofs/spec_file.hpp"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+static std::string base_name(const std::string& path) {
+  std::string n = path.substr(path.find_last_of('/') + 1);
+  const std::string ext = ".smt2";
+  if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0) n.resize(n.size() - ext.size());
+  return n;
+}
+
+static std::string located(const Spec& s, int line, const std::string& msg) {
+  return s.path + ":" + std::to_string(line) + ": " + msg;
+}
+
+bool load_spec(const std::string& path, Spec* out, std::string* error) {
+  Spec s;
+  s.path = path;
+  s.name = base_name(path);
+  std::ifstream in(path);
+  if (!in) {
+    *error = path + ": cannot read spec file";
+    return false;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  s.text = buf.str();
+
+  static const std::regex header(R"(^\s*;+\s*(assumes|mode)\s*:\s*(.*?)\s*$)");
+  static const std::regex trace_mode(R"(trace\s+([0-9]{1,3}))");
+  std::istringstream lines(s.text);
+  std::string line;
+  for (int no = 1; std::getline(lines, line); no++) {
+    std::smatch m;
+    if (!std::regex_match(line, m, header)) continue;
+    if (m[1] == "assumes") {
+      std::istringstream names(m[2].str());
+      for (std::string n; names >> n;) s.assumes.push_back(n);
+      s.assumes_line = no;
+      continue;
+    }
+    std::smatch t;
+    std::string mode = m[2].str();
+    if (mode == "induction") {
+      s.trace_length = 0;
+    } else if (std::regex_match(mode, t, trace_mode) && std::stoi(t[1].str()) > 0) {
+      s.trace_length = std::stoi(t[1].str());
+    } else {
+      *error = located(s, no, "unknown mode '" + mode + "' (expected 'induction' or 'trace N')");
+      return false;
+    }
+  }
+  *out = s;
+  return true;
+}
+
+Vocabulary::Vocabulary(z3::context& c, bool trace)
+    : state(fresh_state(c, "")),
+      n(c.int_const("n")),
+      seq(c.constant("seq", c.array_sort(c.int_sort(), c.int_sort()))),
+      decls(c),
+      consts(c) {
+  for (const StateField& f : state_fields()) consts.push_back(state.*f.member);
+  if (trace) {
+    consts.push_back(n);
+    consts.push_back(seq);
+  }
+  for (unsigned i = 0; i < consts.size(); i++) decls.push_back(consts[i].decl());
+}
+
+z3::expr_vector state_terms(z3::context& c, const BatchState& s) {
+  z3::expr_vector v(c);
+  for (const StateField& f : state_fields()) v.push_back(s.*f.member);
+  return v;
+}
+
+z3::expr spec_at(const z3::expr& spec, const Vocabulary& v, const BatchState& s) {
+  z3::context& c = spec.ctx();
+  z3::expr_vector from(c);
+  for (const StateField& f : state_fields()) from.push_back(v.state.*f.member);
+  z3::expr e = spec;
+  return e.substitute(from, state_terms(c, s));
+}
+
+// Top-level s-expressions of an SMT-LIB text with the line each starts on, skipping
+// comments and string literals.
+static std::vector<std::pair<int, std::string>> commands(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  int depth = 0, line = 1, start_line = 1;
+  size_t start = 0;
+  bool in_string = false, in_comment = false;
+  for (size_t i = 0; i < text.size(); i++) {
+    char ch = text[i];
+    if (ch == '\n') {
+      line++;
+      in_comment = false;
+      continue;
+    }
+    if (in_comment) continue;
+    if (in_string) {
+      if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == ';') {
+      in_comment = true;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '(') {
+      if (depth++ == 0) start = i, start_line = line;
+    } else if (ch == ')' && depth > 0 && --depth == 0) {
+      out.push_back({start_line, text.substr(start, i + 1 - start)});
+    }
+  }
+  if (depth > 0) out.push_back({start_line, text.substr(start)});
+  return out;
+}
+
+// Z3 says "(error \"line L column C: message\")": keep the inner text.
+static std::string z3_message(const std::string& raw) {
+  static const std::regex wrapped(R"(^\s*\(error\s+\"([\s\S]*)\"\)\s*$)");
+  std::smatch m;
+  std::string msg = std::regex_match(raw, m, wrapped) ? m[1].str() : raw;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  return msg;
+}
+
+// The line an error is on: Z3's own when it gives one, else the first command whose
+// prefix of the file no longer parses.
+static int error_line(z3::context& c, const std::string& msg, const std::string& text,
+                      const z3::func_decl_vector& decls) {
+  static const std::regex at_line(R"(line\s+([0-9]+))");
+  std::smatch m;
+  if (std::regex_search(msg, m, at_line)) return std::stoi(m[1].str());
+  z3::sort_vector no_sorts(c);
+  std::string prefix;
+  for (const auto& cmd : commands(text)) {
+    prefix += cmd.second + "\n";
+    try {
+      c.parse_string(prefix.c_str(), no_sorts, decls);
+    } catch (const z3::exception&) {
+      return cmd.first;
+    }
+  }
+  return 1;
+}
+
+bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr* out, std::string* error) {
+  // A declared symbol would be a free variable whose meaning differs between the base case
+  // and the step: reject it and ask for a quantifier or a definition instead.
+  for (const auto& cmd : commands(spec.text))
+    if (cmd.second.compare(0, 9, "(declare-") == 0) {
+      *error = located(spec, cmd.first, "specs may not declare symbols; use define-fun or a quantifier");
+      return false;
+    }
+  z3::sort_vector no_sorts(c);
+  z3::expr_vector asserted(c);
+  try {
+    asserted = c.parse_string(spec.text.c_str(), no_sorts, v.decls);
+  } catch (const z3::exception& e) {
+    std::string msg = z3_message(e.msg());
+    *error = located(spec, error_line(c, msg, spec.text, v.decls), msg);
+    return false;
+  }
+  if (asserted.empty()) {
+    auto cmds = commands(spec.text);
+    *error = located(spec, cmds.empty() ? 1 : cmds.back().first, "no (assert ...) in spec");
+    return false;
+  }
+  *out = z3::mk_and(asserted);
+  return true;
+}

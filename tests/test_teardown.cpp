@@ -1,0 +1,77 @@
+// The VMA teardown model: every teardown scenario verifies (batched and the unbatched baseline),
+// every batch mutant is caught with its kind, and the lock figures are the ones the patch promises.
+#include <gtest/gtest.h>
+#include "model/mutants.hpp"
+#include "verify/scenario.hpp"
+
+static RunResult run(const std::string& scenario, const std::string& mutant = "none", bool unbatched = false) {
+  const Scenario* s = find_scenario(scenario);
+  EXPECT_NE(s, nullptr) << scenario;
+  RunOptions o;
+  o.mutant = mutant;
+  o.unbatched = unbatched;
+  return run_scenario(*s, o, false);
+}
+
+static std::vector<std::string> teardown_scenarios() {
+  std::vector<std::string> names;
+  for (const Scenario& s : all_scenarios())
+    if (s.figures) names.push_back(s.name);
+  return names;
+}
+
+TEST(Teardown, AtLeastSixScenariosUnderFullSearch) {
+  int full = 0;
+  for (const std::string& n : teardown_scenarios()) full += find_scenario(n)->search == "full";
+  EXPECT_GE(full, 6);
+}
+
+class TeardownScenario : public testing::TestWithParam<std::string> {};
+TEST_P(TeardownScenario, VerifiedBatched) {
+  RunResult r = run(GetParam());
+  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
+  EXPECT_EQ(r.stats["write_locks_explored"], r.stats["write_locks_batched"]);
+  EXPECT_LE(r.stats["write_locks_batched"], r.stats["write_locks_unbatched"]);
+}
+TEST_P(TeardownScenario, BaselineVerifiedUnbatched) {
+  if (!find_scenario(GetParam())->baseline) GTEST_SKIP() << "no baseline for this scenario";
+  RunResult r = run(GetParam(), "none", true);
+  EXPECT_EQ(r.variant, "unbatched");
+  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
+  EXPECT_EQ(r.stats["write_locks_explored"], r.stats["write_locks_unbatched"]);
+}
+INSTANTIATE_TEST_SUITE_P(All, TeardownScenario, testing::ValuesIn(teardown_scenarios()),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(Teardown, FiveVmaLibraryTakesTheLockOnceInsteadOfFiveTimes) {
+  RunResult r = run("teardown_vs_rmap_walk");
+  EXPECT_EQ(r.stats["write_locks_unbatched"], 5);
+  EXPECT_EQ(r.stats["write_locks_batched"], 1);
+  EXPECT_EQ(r.stats["write_locks_explored"], 1);
+}
+
+TEST(Teardown, FullBatchIsProcessedEveryEightVmas) {
+  RunResult r = run("teardown_batch_overflow");
+  EXPECT_EQ(r.stats["write_locks_unbatched"], 10);
+  EXPECT_EQ(r.stats["write_locks_batched"], 2);
+}
+
+static std::vector<std::string> batch_mutants() {
+  std::vector<std::string> names;
+  for (const MutantInfo& m : all_mutants())
+    if (std::string(m.caught_by).rfind("teardown_", 0) == 0) names.push_back(m.name);
+  return names;
+}
+
+TEST(Teardown, AtLeastNineBatchMutants) { EXPECT_GE(batch_mutants().size(), 9u); }
+
+class TeardownMutant : public testing::TestWithParam<std::string> {};
+TEST_P(TeardownMutant, CaughtWithItsKind) {
+  const MutantInfo* m = find_mutant(GetParam());
+  ASSERT_NE(m, nullptr);
+  RunResult r = run(m->caught_by, m->name);
+  EXPECT_EQ(r.result, "counterexample");
+  EXPECT_EQ(r.kind, m->kind) << r.message;
+}
+INSTANTIATE_TEST_SUITE_P(All, TeardownMutant, testing::ValuesIn(batch_mutants()),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param; });
