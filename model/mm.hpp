@@ -28,6 +28,8 @@ struct address_space {
   address_space(const char* n, int ident, rw_semaphore* sem) : name(n), i_mmap_rwsem(sem), id(ident) {
     i_mmap($) = 0u;
     i_mmap_writable($) = 0;
+    trace_name(&i_mmap, "i_mmap of %s", n);
+    trace_name(&i_mmap_writable, "i_mmap_writable of %s", n);
   }
 };
 

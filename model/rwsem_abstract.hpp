@@ -11,7 +11,10 @@ struct rwsem_abstract_tag;
 struct rwsem_abstract final : rw_semaphore {
   rl::generic_mutex<rwsem_abstract_tag> lock;
 
-  explicit rwsem_abstract(const char* n) : rw_semaphore(n) { lock.init(true, false, false, false, RL_INFO); }
+  explicit rwsem_abstract(const char* n) : rw_semaphore(n) {
+    lock.init(true, false, false, false, RL_INFO);
+    trace_name(relacy_impl_address(&lock), "%s", n);
+  }
   ~rwsem_abstract() override { lock.deinit(RL_INFO); }
   const char* model_kind() const override { return "abstract rw_semaphore (one step each way)"; }
 

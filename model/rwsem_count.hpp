@@ -60,6 +60,9 @@ struct rwsem_count_model final : rw_semaphore {
 
   explicit rwsem_count_model(const char* n) : rw_semaphore(n) {
     count.store(0, rl::memory_order_relaxed);  // RWSEM_UNLOCKED_VALUE
+    trace_name(&count, "count of %s", n);
+    trace_name(relacy_impl_address(&wait_lock), "wait_lock of %s", n);
+    for (int i = 0; i < RWSEM_MODEL_MAX_TASKS; i++) trace_name(&waiter_slot[i].task, "waiter.task of task %d", i);
   }
   const char* model_kind() const override { return "faithful rw_semaphore (kernel/locking/rwsem.c)"; }
 

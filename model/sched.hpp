@@ -1,6 +1,7 @@
 // Tasks and sleeping: set_current_state / schedule / wake_up_process (kernel/sched/core.c).
 #pragma once
 #include "model/rl_env.hpp"
+#include "model/trace_names.hpp"
 
 // A task's run state is an auto-reset Relacy event: "set" is TASK_RUNNING.
 // A wake-up that nobody sends leaves the sleeper blocked, which Relacy reports as a deadlock.
@@ -9,6 +10,11 @@ struct task_struct {
   rl::generic_event runnable;
 
   task_struct() { runnable.init(false, false, RL_INFO); }
+  void name(int id) {
+    pid = id;
+    trace_name(this, "task %d", id);
+    trace_name(relacy_impl_address(&runnable), "run state of task %d", id);
+  }
   ~task_struct() { runnable.deinit(RL_INFO); }
 };
 

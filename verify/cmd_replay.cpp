@@ -20,17 +20,19 @@ static int cmd_replay(const std::vector<std::string>& in) {
   o.mutant = saved.mutant;
   if (!SearchSpec::parse(saved.search, &o.search, &err)) return usage_error("replay: " + a.positional[0] + ": " + err);
   o.initial_state = saved.state;
+  o.unbatched = saved.variant == "unbatched";
   o.budget = 1;  // exactly the recorded interleaving
   RunResult r = run_scenario(*s, o, true);
-  bool same = r.result == "counterexample" && r.kind == saved.kind;
+  bool same = r.result == "counterexample" && r.kind == saved.kind && r.failing_step == saved.failing_step;
   if (a.has("--json")) {
     std::string j = result_json(r);
     j.pop_back();
-    std::printf("%s, \"reproduced\": %s}\n", j.c_str(), same ? "true" : "false");
+    std::printf("%s, \"failing_step\": %d, \"reproduced\": %s}\n", j.c_str(), r.failing_step, same ? "true" : "false");
   } else {
     std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r).c_str() : "");
-    std::printf("replay: %s\n", same ? "reproduced the recorded failure"
-                                     : ("did NOT reproduce the recorded " + saved.kind).c_str());
+    std::printf("replay: %s\n", same ? "reproduced the recorded failure (same kind, same failing step)"
+                                     : ("did NOT reproduce the recorded " + saved.kind + " at step " +
+                                        std::to_string(saved.failing_step)).c_str());
   }
   return same ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
 }

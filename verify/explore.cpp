@@ -3,6 +3,7 @@
 #include "model/batch_states.hpp"
 #include "model/mm.hpp"
 #include "model/mutants.hpp"
+#include "verify/trace.hpp"
 
 namespace exploration {
 namespace {
@@ -40,6 +41,31 @@ std::string kind_of(rl::test_result_e r) {
       return s;
     }
   }
+}
+
+// One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
+std::string summarize(const RunResult& r) {
+  const auto& ev = r.events;
+  if (r.kind == "deadlock") {
+    std::string s = "no thread can run:";
+    std::map<int, const TraceEvent*> last;
+    for (const TraceEvent& e : ev)
+      if (!e.failing) last[e.thread] = &e;
+    for (const auto& t : last)
+      if (t.second->operation.find("blocking") != std::string::npos || t.second->operation.find("wait") != std::string::npos)
+        s += " T" + std::to_string(t.first) + " blocked in " + t.second->function + ";";
+    return s == "no thread can run:" ? r.message : s.substr(0, s.size() - 1) + " (lost wake-up)";
+  }
+  if (r.kind == "data race" && ev.size() >= 2) {
+    const TraceEvent& racy = ev[ev.size() - 2];
+    for (size_t i = ev.size() - 2; i-- > 0;)
+      if (ev[i].object == racy.object && ev[i].thread != racy.thread)
+        return "data race on " + racy.object + ": T" + std::to_string(racy.thread) + " " + racy.operation + " in " +
+               racy.function + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
+               " in " + ev[i].function;
+    return "data race on " + racy.object + " (" + racy.operation + " in " + racy.function + ")";
+  }
+  return r.message;
 }
 
 }  // namespace
@@ -111,6 +137,8 @@ RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& 
   res.kind = kind_of(r);
   res.history = output;
   res.state = state;
+  res.events = parse_relacy_history(output);  // now, while the model's object names are those of this iteration
+  if (!res.events.empty()) res.failing_step = res.events.back().step;
   // Relacy's first line is "RESULT" or "RESULT (detail)"; the model's checks put "kind: ..." in the detail.
   std::string first = output.substr(0, output.find('\n'));
   size_t open = first.find(" (");
@@ -123,6 +151,7 @@ RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& 
   } else {
     res.message = detail;
   }
+  res.message = summarize(res);
   return res;
 }
 

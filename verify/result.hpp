@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 struct SearchSpec {
   enum class Kind { full, bound, random };
@@ -23,6 +24,19 @@ struct RunOptions {
   bool unbatched = false;     // teardown threads run the pre-patch free_pgtables (the baseline)
 };
 
+// One step of a counterexample, from Relacy's execution history, in the model's terms.
+struct TraceEvent {
+  int step = 0;          // Relacy's history index
+  int thread = 0;
+  std::string function;  // the model function it happened in (a kernel function name)
+  std::string object;    // "count of i_mmap_rwsem of A", "page tables of vma 3", or the raw address
+  std::string operation; // "load", "store", "fetch_add", "CAS succ", "mutex: exclusive lock", ...
+  std::string value;
+  std::string order;     // memory order, for atomics
+  std::string source;    // file:line, relative to the project
+  bool failing = false;  // the step where the failure was detected
+};
+
 struct RunResult {
   std::string scenario, mutant = "none", search;
   std::string variant = "batched";  // or "unbatched": the pre-patch baseline
@@ -31,7 +45,9 @@ struct RunResult {
   std::string message;  // one line: what went wrong
   uint64_t iterations = 0;
   double seconds = 0;
-  std::string history;  // Relacy's execution history of the failing interleaving
+  std::string history;  // Relacy's execution history of the failing interleaving, as printed
+  std::vector<TraceEvent> events;  // the same, filtered to the model's events and named
+  int failing_step = -1;
   std::string state;    // search state that replays the failing interleaving
   std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
 };

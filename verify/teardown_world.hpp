@@ -66,6 +66,7 @@ struct teardown_world {
     v->hugetlb = l.hugetlb;
     v->vm_mm = owner;
     g_vma_by_id[v->id] = v;
+    trace_name(&v->pgtables, "page tables of vma %d", v->id);
     return v;
   }
 

@@ -1,25 +1,166 @@
 #include "verify/trace.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
+#include "model/trace_names.hpp"
 #include "verify/cli.hpp"
 #include "verify/json.hpp"
 #include "verify/json_read.hpp"
 
-std::string trace_text(const RunResult& r) { return r.history; }
+namespace {
+
+// "/any/where/model/mm.cpp" -> "model/mm.cpp": traces name project files, not machine paths.
+std::string project_relative(const std::string& path) {
+  for (const char* dir : {"/model/", "/verify/", "/proofs/", "/tests/", "/relacy/"}) {
+    size_t at = path.rfind(dir);
+    if (at != std::string::npos) return path.substr(at + 1);
+  }
+  return path;
+}
+
+bool is_bookkeeping(const std::string& text) {
+  return text.size() > 1 && text[0] == '[' && text.back() == ']' && text != "[THREAD FINISHED]";
+}
+
+std::string field(const std::string& text, const std::string& key) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(key + "=([^,]*)"))) return m[1];
+  return "";
+}
+
+// A raw value in the terms of the object it was read from or written to.
+std::string decode_value(const std::string& object, const std::string& raw) {
+  if (raw.empty()) return raw;
+  unsigned long long v = std::strtoull(raw.c_str(), nullptr, 0);
+  if (object.rfind("page tables of", 0) == 0) return v == 1 ? "present" : v == 2 ? "FREED" : raw;
+  if (object.rfind("i_mmap of", 0) == 0) {
+    std::string set;
+    for (int i = 0; i < 32; i++)
+      if (v >> i & 1) set += (set.empty() ? "vma " : ", vma ") + std::to_string(i);
+    return "{" + set + "}";
+  }
+  if (object.rfind("count of", 0) == 0) {
+    long long c = (long long)v;
+    std::string d = "readers=" + std::to_string(c >> 8);
+    if (c & 1) d += "|WRITER_LOCKED";
+    if (c & 2) d += "|WAITERS";
+    if (c & 4) d += "|HANDOFF";
+    return d;
+  }
+  if (object.rfind("waiter.task", 0) == 0) {
+    const char* name = trace_name_of(reinterpret_cast<const void*>(v));
+    return v == 0 ? "NULL (granted)" : name ? name : raw;
+  }
+  return raw;
+}
+
+std::string decode_pair(const std::string& object, const std::string& raw) {
+  size_t arrow = raw.find(" -> ");
+  if (arrow == std::string::npos) return decode_value(object, raw);
+  return decode_value(object, raw.substr(0, arrow)) + " -> " + decode_value(object, raw.substr(arrow + 4));
+}
+
+}  // namespace
+
+std::vector<TraceEvent> parse_relacy_history(const std::string& output) {
+  std::vector<TraceEvent> events;
+  std::istringstream in(output);
+  std::string line;
+  bool in_history = false, set_up = false;
+  // "[12] 1: <0x55..> atomic load, value=3, order=acquire, in rwsem_down_read_slowpath, /p/model/x.hpp(249)"
+  static const std::regex event_re(R"(^\[(\d+)\] (\d+): (.*), in ([^,]+), (.*)\((\d+)\)$)");
+  static const std::regex addr_re(R"(^<(0x[0-9a-f]+|0)> ?(.*)$)");
+  while (std::getline(in, line)) {
+    if (line.rfind("execution history", 0) == 0) {
+      in_history = true;
+      continue;
+    }
+    if (!in_history) continue;
+    if (line.empty()) break;  // the per-thread listing that follows repeats the same events
+    std::smatch m;
+    if (!std::regex_match(line, m, event_re)) continue;
+    std::string text = m[3];
+    if (text == "[CTOR BEGIN]") set_up = true;
+    if (text == "[BEFORE END]") {
+      set_up = false;
+      continue;
+    }
+    if (set_up || is_bookkeeping(text)) continue;
+    TraceEvent e;
+    e.step = std::atoi(m[1].str().c_str());
+    e.thread = std::atoi(m[2].str().c_str());
+    e.function = m[4];
+    e.source = project_relative(m[5]) + ":" + m[6].str();
+    std::smatch a;
+    if (std::regex_match(text, a, addr_re)) {
+      const void* addr = reinterpret_cast<const void*>(std::strtoull(a[1].str().c_str(), nullptr, 16));
+      const char* name = trace_name_of(addr);
+      e.object = name ? name : a[1].str();
+      text = a[2];
+    }
+    size_t comma = text.find(", ");
+    e.operation = text.substr(0, comma);
+    std::string rest = comma == std::string::npos ? "" : text.substr(comma + 2);
+    e.order = field(rest, "order");
+    if (!field(rest, "new").empty())
+      e.value = field(rest, "prev") + " -> " + field(rest, "new");
+    else if (!field(rest, "xchg").empty())
+      e.value = "expected " + field(rest, "cmp") + ", was " + field(rest, "orig") + ", new " + field(rest, "xchg");
+    else
+      e.value = field(rest, "value");
+    e.value = decode_pair(e.object, e.value);
+    if (rest.find("[NOT CURRENT]") != std::string::npos) e.value += " (stale: not the latest store)";
+    events.push_back(e);
+  }
+  if (!events.empty()) events.back().failing = true;
+  return events;
+}
+
+std::string trace_text(const RunResult& r) {
+  std::string t = "counterexample: " + r.kind + ": " + r.message + "\n";
+  t += "scenario " + r.scenario + ", mutant " + r.mutant + ", " + r.variant + ", search " + r.search + "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "   %5s %-3s %-30s %-30s %-22s %-22s %-8s %s\n", "step", "thr", "function", "object",
+                "operation", "value", "order", "source");
+  t += line;
+  for (const TraceEvent& e : r.events) {
+    std::snprintf(line, sizeof line, "%s %5d T%-2d %-30s %-30s %-22s %-22s %-8s %s\n", e.failing ? ">> " : "   ",
+                  e.step, e.thread, e.function.c_str(), e.object.c_str(), e.operation.c_str(), e.value.c_str(),
+                  e.order.c_str(), e.source.c_str());
+    t += line;
+  }
+  return t;
+}
+
+std::string trace_json(const RunResult& r) {
+  std::string events = "[";
+  for (const TraceEvent& e : r.events) {
+    JsonObject o;
+    o.num("step", (long long)e.step).num("thread", (long long)e.thread).str("function", e.function);
+    o.str("object", e.object).str("operation", e.operation).str("value", e.value).str("order", e.order);
+    o.str("source", e.source).boolean("failing", e.failing);
+    events += (events.size() > 1 ? ",\n  " : "\n  ") + o.done();
+  }
+  events += "\n]";
+  JsonObject o;
+  o.str("schema", "vmaverify-trace/1").str("scenario", r.scenario).str("mutant", r.mutant).str("variant", r.variant);
+  o.str("search", r.search).str("state", r.state).str("result", r.result).str("kind", r.kind);
+  o.str("message", r.message).num("failing_step", (long long)r.failing_step).raw("events", events);
+  return o.done() + "\n";
+}
 
 bool write_trace(const std::string& file, const RunResult& r, std::string* err) {
-  JsonObject o;
-  o.str("scenario", r.scenario).str("mutant", r.mutant).str("search", r.search).str("state", r.state);
-  o.str("kind", r.kind).str("message", r.message).str("history", r.history);
   std::ofstream j(file), t(file + ".txt");
   if (!j || !t) {
     *err = "cannot write trace file '" + file + "'";
     return false;
   }
-  j << o.done() << "\n";
-  t << result_text(r) << "\n" << trace_text(r);
-  return true;
+  j << trace_json(r);
+  t << trace_text(r);
+  return bool(j) && bool(t);
 }
 
 bool read_trace(const std::string& file, RunResult* r, std::string* err) {
@@ -32,10 +173,10 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err) {
   ss << in.rdbuf();
   JsonValue v;
   if (!json_parse(ss.str(), &v, err)) {
-    *err = file + ": " + *err;
+    *err = file + ": not JSON: " + *err;
     return false;
   }
-  for (const char* k : {"scenario", "mutant", "search", "state", "kind"}) {
+  for (const char* k : {"scenario", "mutant", "variant", "search", "state", "kind"}) {
     if (!v.has(k) || v[k].type != JsonValue::String) {
       *err = file + ": not a vmaverify trace (no string field '" + k + "')";
       return false;
@@ -43,9 +184,11 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err) {
   }
   r->scenario = v["scenario"].s;
   r->mutant = v["mutant"].s;
+  r->variant = v["variant"].s;
   r->search = v["search"].s;
   r->state = v["state"].s;
   r->kind = v["kind"].s;
   r->message = v.has("message") ? v["message"].s : "";
+  r->failing_step = v.has("failing_step") ? (int)v["failing_step"].n : -1;
   return true;
 }

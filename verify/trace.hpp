@@ -1,11 +1,21 @@
-// Counterexample traces: the readable text, the saved file, and reading it back for replay.
+// Counterexample traces: Relacy's execution history turned into the model's events, the
+// readable text, the saved files (JSON + text), and reading them back for replay.
 #pragma once
 #include <string>
+#include <vector>
 #include "verify/result.hpp"
 
-// The readable trace of a counterexample.
+// Parse the history Relacy printed for a failing iteration: keep the threads' own events (drop
+// the set-up in constructors and Relacy's bookkeeping), name objects through the names the
+// model registered (model/trace_names.hpp), and make source paths project-relative.
+std::vector<TraceEvent> parse_relacy_history(const std::string& output);
+
+// The readable trace: a summary line, then one line per event with a thread tag; the failing
+// step is marked with ">>".
 std::string trace_text(const RunResult& r);
-// Write FILE (JSON, the replayable form) and FILE.txt (the readable form).
+std::string trace_json(const RunResult& r);
+
+// Write FILE (JSON, the replayable form; schema in README) and FILE.txt (the readable form).
 bool write_trace(const std::string& file, const RunResult& r, std::string* err);
-// Read what write_trace wrote: scenario, mutant, search, state, and the failure it recorded.
+// Read what write_trace wrote.
 bool read_trace(const std::string& file, RunResult* r, std::string* err);

@@ -5,9 +5,12 @@
 
 struct rwsem_handoff : scenario_base<rwsem_handoff, 2> {
   rwsem_count_model sem{"sem"};
-  rl::var<int> data;
+  rl::var<int> data;  // what the semaphore protects
 
-  rwsem_handoff() { data($) = 0; }
+  rwsem_handoff() {
+    data($) = 0;
+    trace_name(&data, "data protected by sem");
+  }
 
   void thread(unsigned i) {
     if (i == 0) {

@@ -4,9 +4,12 @@
 
 struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
   rwsem_count_model sem{"sem"};
-  rl::var<int> data;
+  rl::var<int> data;  // what the semaphore protects
 
-  rwsem_two_writers() { data($) = 0; }
+  rwsem_two_writers() {
+    data($) = 0;
+    trace_name(&data, "data protected by sem");
+  }
 
   void thread(unsigned) {
     sem.down_write();
