@@ -1,0 +1,138 @@
+// Counterexample traces: every mutant's saved trace replays to the same failure at the same
+// step; the JSON trace follows its schema; JUnit output parses with the right counts.
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include "model/mutants.hpp"
+#include "verify/all.hpp"
+#include "verify/json_read.hpp"
+#include "verify/junit.hpp"
+#include "verify/scenario.hpp"
+#include "verify/trace.hpp"
+
+static std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "vmaverify_" + name;
+}
+
+static std::vector<std::string> mutant_names() {
+  std::vector<std::string> v;
+  for (const MutantInfo& m : all_mutants()) v.push_back(m.name);
+  return v;
+}
+
+class MutantTrace : public testing::TestWithParam<std::string> {};
+TEST_P(MutantTrace, SavedTraceReplaysToSameFailureAndStep) {
+  const MutantInfo* m = find_mutant(GetParam());
+  RunOptions o;
+  o.mutant = m->name;
+  RunResult r = run_scenario(*find_scenario(m->caught_by), o, false);
+  ASSERT_EQ(r.result, "counterexample");
+  ASSERT_FALSE(r.events.empty());
+  EXPECT_TRUE(r.events.back().failing);
+  std::string file = temp_path(m->name + std::string(".json")), err;
+  ASSERT_TRUE(write_trace(file, r, &err)) << err;
+
+  RunResult saved;
+  ASSERT_TRUE(read_trace(file, &saved, &err)) << err;
+  RunOptions again;
+  again.mutant = saved.mutant;
+  again.initial_state = saved.state;
+  again.budget = 1;
+  ASSERT_TRUE(SearchSpec::parse(saved.search, &again.search, &err));
+  RunResult replayed = run_scenario(*find_scenario(saved.scenario), again, true);
+  EXPECT_EQ(replayed.result, "counterexample");
+  EXPECT_EQ(replayed.kind, m->kind);
+  EXPECT_EQ(replayed.failing_step, saved.failing_step);
+  EXPECT_EQ(replayed.message, r.message);
+}
+INSTANTIATE_TEST_SUITE_P(All, MutantTrace, testing::ValuesIn(mutant_names()),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// The documented schema (README, "Trace files"): required fields and their types.
+static void expect_schema(const JsonValue& v) {
+  ASSERT_EQ(v.type, JsonValue::Object);
+  EXPECT_EQ(v["schema"].s, "vmaverify-trace/1");
+  for (const char* k : {"scenario", "mutant", "variant", "search", "state", "result", "kind", "message"})
+    EXPECT_EQ(v[k].type, JsonValue::String) << k;
+  EXPECT_EQ(v["failing_step"].type, JsonValue::Number);
+  ASSERT_EQ(v["events"].type, JsonValue::Array);
+  int failing = 0;
+  for (const JsonValue& e : v["events"].a) {
+    for (const char* k : {"step", "thread"}) EXPECT_EQ(e[k].type, JsonValue::Number) << k;
+    for (const char* k : {"function", "object", "operation", "value", "order", "source"})
+      EXPECT_EQ(e[k].type, JsonValue::String) << k;
+    EXPECT_EQ(e["failing"].type, JsonValue::Bool);
+    failing += e["failing"].b;
+    EXPECT_EQ(e["source"].s.find("/work"), std::string::npos) << "machine path in trace";
+  }
+  EXPECT_EQ(failing, 1);
+  EXPECT_EQ(v["events"].a.back()["step"].n, v["failing_step"].n);
+}
+
+TEST(Trace, JsonFollowsSchemaAndNamesObjects) {
+  RunOptions o;
+  o.mutant = "final_after_free_pgd_range";
+  RunResult r = run_scenario(*find_scenario("teardown_vs_rmap_walk"), o, false);
+  JsonValue v;
+  std::string err;
+  ASSERT_TRUE(json_parse(trace_json(r), &v, &err)) << err;
+  expect_schema(v);
+  bool named = false;
+  for (const JsonValue& e : v["events"].a) named |= e["object"].s.rfind("page tables of vma", 0) == 0;
+  EXPECT_TRUE(named);
+  EXPECT_NE(trace_text(r).find("rmap walker touched page tables of vma"), std::string::npos);
+}
+
+TEST(Trace, NoRelacySetUpNoise) {
+  RunOptions o;
+  o.mutant = "up_write_relaxed";
+  RunResult r = run_scenario(*find_scenario("rwsem_two_writers"), o, false);
+  std::string t = trace_text(r);
+  for (const char* noise : {"CTOR", "BEFORE", "DTOR", "0x"}) EXPECT_EQ(t.find(noise), std::string::npos) << noise << "\n" << t;
+}
+
+// A minimal XML reader: checks well-formedness and counts elements.
+static bool xml_wellformed(const std::string& x, std::map<std::string, int>* counts, std::string* err) {
+  std::vector<std::string> stack;
+  for (size_t i = 0; (i = x.find('<', i)) != std::string::npos;) {
+    size_t end = x.find('>', i);
+    if (end == std::string::npos) return *err = "unterminated tag", false;
+    std::string tag = x.substr(i + 1, end - i - 1);
+    i = end + 1;
+    if (tag[0] == '?') continue;
+    if (tag[0] == '/') {
+      if (stack.empty() || stack.back() != tag.substr(1)) return *err = "mismatched </" + tag.substr(1) + ">", false;
+      stack.pop_back();
+      continue;
+    }
+    std::string name = tag.substr(0, tag.find_first_of(" /"));
+    (*counts)[name]++;
+    if (tag.back() != '/') stack.push_back(name);
+  }
+  if (!stack.empty()) return *err = "unclosed <" + stack.back() + ">", false;
+  return true;
+}
+
+TEST(Junit, ParsesWithTheRightCounts) {
+  std::vector<Outcome> outcomes(3);
+  outcomes[0].group = "scenarios";
+  outcomes[0].r.scenario = "a<b";
+  outcomes[0].r.result = "verified";
+  outcomes[0].as_expected = true;
+  outcomes[1].group = "mutants";
+  outcomes[1].r.scenario = "s";
+  outcomes[1].r.mutant = "m";
+  outcomes[1].r.result = "verified";
+  outcomes[1].expected = "counterexample (data race)";
+  outcomes[2].group = "proofs";
+  outcomes[2].r.scenario = "spec & \"x\"";
+  outcomes[2].r.result = "proved";
+  outcomes[2].as_expected = true;
+  std::string x = junit_xml(outcomes), err;
+  std::map<std::string, int> counts;
+  ASSERT_TRUE(xml_wellformed(x, &counts, &err)) << err << "\n" << x;
+  EXPECT_EQ(counts["testcase"], 3);
+  EXPECT_EQ(counts["failure"], 1);
+  EXPECT_NE(x.find("tests=\"3\" failures=\"1\""), std::string::npos);
+}
