@@ -78,11 +78,55 @@ void VM_WARN_ON_ONCE_mapping(bool cond, vm_area_struct* vma) {
   VM_CHECK(!cond, "same mapping", "vma %d batched with the i_mmap_rwsem of another mapping", vma->id);
 }
 
+// The batch state as the Z3 specs see it (proofs/batch_state.hpp); VMA ids relative to the mm.
+static void record_snapshot(const unlink_vma_file_batch<vm_area_struct>* vb, const mm_struct* mm) {
+  const int base = mm->vmas[0]->id;
+  BatchSnapshot s;
+  std::memset(&s, 0, sizeof s);
+  s.count = vb->count;
+  for (int i = 0; i < BATCH_SLOTS; i++) s.vmas[i] = i < vb->count ? vb->vmas[i]->id - base : -1;
+  s.nvmas = mm->nr;
+  for (int i = 0; i < mm->nr; i++) {
+    const vm_area_struct* v = mm->vmas[i];
+    const int id = v->id - base;
+    s.vm_file[id] = v->vm_file ? v->vm_file->id : 0;
+    if (v->vm_file) s.f_mapping[v->vm_file->id] = v->vm_file->f_mapping->id;
+    s.added[id] = mm->added[v->id];
+    s.removed[id] = mm->batch_removed[v->id];
+    s.append_seq[id] = mm->append_seq[v->id];
+    s.remove_seq[id] = mm->remove_seq[v->id];
+  }
+  s.lock_round_trips = mm->batch_round_trips;
+  s.finalized = mm->finalized;
+  s.appends = mm->appends;
+  s.removals = mm->removals;
+  record_batch_state(s);
+}
+
 void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batch_event ev) {
-  // DESIGN invariants 1 and 2, at every step of the batch.
+  // Ghost bookkeeping first, then the state is recorded (so that the specs see a violating
+  // state too), then DESIGN invariants 1 and 2 are checked at this step.
+  mm_struct* mm = g_exiting_mm[rl::thread_index()];
+  const int n = std::min(vb->count, unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE);
+  if (ev == BATCH_ADD && vb->count > 0) {
+    vm_area_struct* last = vb->vmas[vb->count - 1];
+    mm->added[last->id]++;
+    mm->append_seq[last->id] = ++mm->appends;
+    mm->finalized = false;
+  }
+  if (ev == BATCH_PROCESS) {
+    mm->batch_round_trips++;
+    for (int i = 0; i < n; i++) {
+      mm->batch_removed[vb->vmas[i]->id]++;
+      mm->remove_seq[vb->vmas[i]->id] = ++mm->removals;
+    }
+  }
+  if (ev == BATCH_FINAL) mm->finalized = true;
+  // process ends with init: the spec's process step is both, so its state is recorded at init.
+  if (ev != BATCH_PROCESS) record_snapshot(vb, mm);
+
   VM_CHECK(vb->count >= 0 && vb->count <= unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE, "bounded count",
            "batch count is %d after %s", vb->count, ev == BATCH_ADD ? "unlink_file_vma_batch_add" : "a batch step");
-  mm_struct* mm = g_exiting_mm[rl::thread_index()];
   for (int i = 0; i < vb->count; i++) {
     vm_area_struct* v = vb->vmas[i];
     VM_CHECK(v->vm_file != nullptr, "file backed", "anonymous vma %d is in the batch at slot %d", v->id, i);
@@ -90,31 +134,6 @@ void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batc
              "batch slot %d holds vma %d of file %s, slot 0 vma %d of file %s", i, v->id, v->vm_file->name,
              vb->vmas[0]->id, vb->vmas[0]->vm_file->name);
   }
-  if (ev == BATCH_ADD) {
-    vm_area_struct* last = vb->vmas[vb->count - 1];
-    mm->added[last->id]++;
-    mm->finalized = false;
-  }
-  if (ev == BATCH_PROCESS) mm->batch_round_trips++;
-  if (ev == BATCH_FINAL) mm->finalized = true;
-
-  // The state, as the Z3 specs see it; VMA ids are relative to the mm's first VMA.
-  const int base = mm->vmas[0]->id;
-  BatchSnapshot s;
-  std::memset(&s, 0, sizeof s);
-  s.count = vb->count;
-  for (int i = 0; i < BATCH_SLOTS; i++) s.vmas[i] = i < vb->count && i < BATCH_SLOTS ? vb->vmas[i]->id - base : -1;
-  s.nvmas = mm->nr;
-  for (int i = 0; i < mm->nr; i++) {
-    vm_area_struct* v = mm->vmas[i];
-    s.vm_file[v->id - base] = v->vm_file ? v->vm_file->id : 0;
-    if (v->vm_file) s.f_mapping[v->vm_file->id] = v->vm_file->f_mapping->id;
-    s.added[v->id - base] = mm->added[v->id];
-    s.removed[v->id - base] = mm->removed[v->id];
-  }
-  s.lock_round_trips = mm->batch_round_trips;
-  s.finalized = mm->finalized;
-  record_batch_state(s);
 }
 
 vm_area_struct* mas_find(ma_state* mas, unsigned long max) {

@@ -66,6 +66,10 @@ struct mm_struct {
   int added[MAX_VMAS] = {}, removed[MAX_VMAS] = {};
   int batch_round_trips = 0;  // i_mmap_lock_write by unlink_file_vma_batch_process
   bool finalized = false;
+  // Ghost numbering of the batch's appends and removals (the removal_order spec).
+  int batch_removed[MAX_VMAS] = {};
+  int appends = 0, append_seq[MAX_VMAS] = {};
+  int removals = 0, remove_seq[MAX_VMAS] = {};
 };
 
 // vma_is_shared_maywrite (include/linux/mm.h)

@@ -32,8 +32,9 @@ std::vector<std::string> batch_mutant_names() {
 }
 
 static z3::solver make_solver(z3::context& c) {
-  z3::solver s(c);
+  z3::solver s = getenv("TACTIC") ? (z3::tactic(c, "simplify") & z3::tactic(c, "propagate-values") & z3::tactic(c, "solve-eqs") & z3::tactic(c, "elim-uncnstr") & z3::tactic(c, "smt")).mk_solver() : z3::solver(c);
   z3::params p(c);
+  if (getenv("ARITH")) p.set("arith.solver", (unsigned)atoi(getenv("ARITH")));
   p.set("timeout", SOLVER_TIMEOUT_MS);
   s.set(p);
   return s;
@@ -53,7 +54,10 @@ static ProofResult error_result(const Spec& spec, const std::string& mutant, con
 static z3::check_result check_negation(z3::solver& s, const z3::expr& hypotheses, const z3::expr& goal,
                                        std::string* unknown_reason) {
   s.push();
-  s.add(hypotheses && !goal);
+  z3::expr q = hypotheses && !goal;
+  if (getenv("SIMP")) { z3::params p(s.ctx()); p.set("expand_select_store", true); p.set("pull_cheap_ite", true); p.set("ite_extra_rules", true); q = q.simplify(p); }
+  s.add(q);
+  if (getenv("DUMP")) { FILE* f = fopen(getenv("DUMP"), "w"); fputs(s.to_smt2().c_str(), f); fclose(f); }
   z3::check_result r = s.check();
   if (r == z3::unknown) *unknown_reason = s.reason_unknown();
   return r;
@@ -151,11 +155,11 @@ static ProofResult prove_on_traces(z3::context& c, const Spec& spec, const Vocab
   BatchState free = voc.state;
   free.vmas = c.constant("uninitialised_vmas", field_sort(c, FieldSort::IntArray));
   BatchState s = sys.initial(free);
-  z3::expr trace = 0 <= voc.n && voc.n <= N;
+  z3::expr trace = 0 <= voc.n && voc.n <= N && (getenv("FIXN") ? voc.n == N : c.bool_val(true));
   for (int i = 0; i < N; i++) {
     z3::expr vma = z3::select(voc.seq, i);
     z3::expr taken = c.int_val(i) < voc.n;
-    trace = trace && z3::implies(taken, sys.add_guard(s, vma));
+    if (!getenv("NOGUARD")) trace = trace && z3::implies(taken, sys.add_guard(s, vma));
     s = ite(taken, sys.add(s, vma), s);
   }
   BatchState end = sys.finalize(s);

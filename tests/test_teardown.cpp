@@ -75,3 +75,28 @@ TEST_P(TeardownMutant, CaughtWithItsKind) {
 }
 INSTANTIATE_TEST_SUITE_P(All, TeardownMutant, testing::ValuesIn(batch_mutants()),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+TEST(Teardown, CorrectModelStatesSatisfyEverySpec) {
+  for (const std::string& n : teardown_scenarios()) {
+    RunResult r = run(n);
+    EXPECT_GT(r.stats["batch_states"], 0) << n;
+    EXPECT_EQ(r.violated_spec, "") << n << ": " << r.message;
+  }
+}
+
+// Mutants that break a batch invariant are caught by the spec files too, on the explored states.
+TEST(Teardown, MutantStatesViolateTheirSpec) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"batch_no_flush_on_other_file", "same_mapping"}, {"batch_no_flush_when_full", "count_bounded"},
+      {"batch_anon_vma_added", nullptr},                {"batch_flush_compares_mapping", "same_mapping"},
+      {"batch_final_forgotten", "exactly_once"},
+  };
+  for (const auto& c : cases) {
+    const MutantInfo* m = find_mutant(c.first);
+    RunResult r = run(m->caught_by, m->name);
+    if (c.second)
+      EXPECT_EQ(r.violated_spec, c.second) << c.first << ": " << r.message;
+    else  // more than one spec speaks of anonymous VMAs; the first in file order is named
+      EXPECT_NE(r.violated_spec, "") << c.first;
+  }
+}

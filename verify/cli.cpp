@@ -74,5 +74,6 @@ std::string result_json(const RunResult& r) {
   o.str("result", r.result);
   o.str("kind", r.kind).str("message", r.message).num("iterations", (long long)r.iterations).num("seconds", r.seconds);
   for (const auto& kv : r.stats) o.num(kv.first, (long long)kv.second);
+  if (!r.violated_spec.empty()) o.str("spec", r.violated_spec);
   return o.done();
 }

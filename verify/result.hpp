@@ -50,4 +50,5 @@ struct RunResult {
   int failing_step = -1;
   std::string state;    // search state that replays the failing interleaving
   std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
+  std::string violated_spec;  // a spec file some explored batch state violates
 };

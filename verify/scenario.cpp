@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "model/batch_states.hpp"
+#include "proofs/prover.hpp"
+
 static std::vector<Scenario>& registry() {
   static std::vector<Scenario> list;
   return list;
@@ -21,9 +24,31 @@ const Scenario* find_scenario(const std::string& name) {
   return nullptr;
 }
 
+// Every distinct batch state the exploration reached, against every spec file (DESIGN: the
+// specs are checked both by the Z3 proofs and against every explored state).
+static void check_explored_states(RunResult* r) {
+  std::vector<BatchSnapshot> states = explored_batch_states();
+  if (states.empty()) return;
+  r->stats["batch_states"] = (long)states.size();
+  std::string spec, why;
+  if (check_states_against_specs(states, default_spec_files(), &spec, &why)) {
+    if (dropped_batch_states() && r->result == "verified") {
+      r->result = "incomplete";
+      r->message = std::to_string(dropped_batch_states()) + " batch states did not fit the table: specs not checked on them";
+    }
+    return;
+  }
+  r->violated_spec = spec;
+  if (r->result != "verified") return;  // the exploration's own counterexample comes first
+  r->result = "counterexample";
+  r->kind = "spec";
+  r->message = "an explored batch state violates " + spec + ": " + why;
+}
+
 RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
   if (!search_given) SearchSpec::parse(s.search, &o.search, nullptr);
   RunResult r = s.run(s, o);
+  check_explored_states(&r);
   if (!s.figures) return r;
   s.figures(&r.stats);
   // The model's teardown and the plain run of the same code must take the lock equally often.
