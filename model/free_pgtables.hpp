@@ -18,6 +18,7 @@ void free_pgtables(MAS* mas, VMA* vma, unsigned long floor, unsigned long ceilin
   const bool batched = variant == teardown_variant::batched;
   do {
     unsigned long addr = vma->vm_start;
+    // (The kernel also turns an xa_is_zero marker, left by a failed dup_mmap, into NULL here.)
     VMA* next = mas_find(mas, ceiling - 1);
     // Hide vma from rmap and truncate_pagecache before freeing pgtables.
     if (mm_wr_locked) vma_start_write(vma);

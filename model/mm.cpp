@@ -178,6 +178,8 @@ static void walk_i_mmap(address_space* mapping, const char* who) {
     if (tree >> i & 1) touch_page_tables(g_vma_by_id[i], who);
 }
 
+// Simplified: the kernel first tries i_mmap_trylock_read and, for try_lock walkers, gives up
+// on contention; the model always takes the read lock, the case that reaches the page tables.
 void rmap_walk_file(address_space* mapping) {
   i_mmap_lock_read(mapping);
   walk_i_mmap(mapping, "rmap walker");

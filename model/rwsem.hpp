@@ -12,13 +12,13 @@ struct rw_semaphore {
   explicit rw_semaphore(const char* n) : name(n) {}
   virtual ~rw_semaphore() = default;
 
-  // down_read / up_read / down_write / up_write (kernel/locking/rwsem.c): the __ implementation
-  // and the lockdep annotation, modelled as the ghost owner record below. The ghost release is
-  // made by the implementation right at its releasing step, so that no interleaving sees the
-  // lock free in the ghost record while the count still holds it.
-  void down_read() { __down_read(); rwsem_acquire_read(); }
+  // down_read / up_read / down_write / up_write (kernel/locking/rwsem.c). The lockdep annotation
+  // is modelled as the ghost owner record below, which the implementations update right at
+  // their acquiring or releasing atomic step: no scheduling point lies between the two, so the
+  // ghost record never disagrees with the count in any interleaving.
+  void down_read() { __down_read(); }
   void up_read() { __up_read(); }
-  void down_write() { __down_write(); rwsem_acquire_write(); }
+  void down_write() { __down_write(); }
   void up_write() { __up_write(); }
 
   // lockdep_assert_held_write / lockdep_assert_held_read, on the ghost record.
@@ -38,11 +38,7 @@ struct rw_semaphore {
   void rwsem_release_read() { ghost_readers_mask &= ~(1u << rl::thread_index()); }
   void rwsem_release_write() { ghost_writer = -1; }
 
- private:
-  // Ghost lock ownership (plain C++: bookkeeping of the checker, not kernel state).
-  int ghost_writer = -1;
-  unsigned ghost_readers_mask = 0;
-
+  // Called by the implementations right after their acquiring atomic step.
   // DESIGN invariant 7: never a writer together with another writer or a reader.
   void rwsem_acquire_read() {
     VM_CHECK(ghost_writer < 0, "mutual exclusion", "thread %d got %s for read while thread %d holds it for write",
@@ -55,4 +51,9 @@ struct rw_semaphore {
              (int)rl::thread_index(), name, ghost_writer, ghost_readers_mask);
     ghost_writer = rl::thread_index();
   }
+
+ private:
+  // Ghost lock ownership (plain C++: bookkeeping of the checker, not kernel state).
+  int ghost_writer = -1;
+  unsigned ghost_readers_mask = 0;
 };

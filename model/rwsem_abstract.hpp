@@ -19,12 +19,18 @@ struct rwsem_abstract final : rw_semaphore {
   const char* model_kind() const override { return "abstract rw_semaphore (one step each way)"; }
 
  protected:
-  void __down_read() override { lock.lock_shared(RL_INFO); }
+  void __down_read() override {
+    lock.lock_shared(RL_INFO);
+    rwsem_acquire_read();
+  }
   void __up_read() override {
     lock.unlock_shared(RL_INFO);
     rwsem_release_read();
   }
-  void __down_write() override { lock.lock_exclusive(RL_INFO); }
+  void __down_write() override {
+    lock.lock_exclusive(RL_INFO);
+    rwsem_acquire_write();
+  }
   void __up_write() override {
     lock.unlock_exclusive(RL_INFO);
     rwsem_release_write();

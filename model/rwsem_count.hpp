@@ -1,6 +1,8 @@
 // The kernel's rw_semaphore: kernel/locking/rwsem.c (v6.11), function by function.
 // Simplifications, each also stated where it is made:
-//  - no optimistic spinning (rwsem_optimistic_spin, rwsem_spin_on_owner): a performance feature;
+//  - optimistic spinning (rwsem_optimistic_spin) is reduced to the lock steal it can end in: a
+//    writer may (nondeterministically) make one rwsem_try_write_lock_unqueued attempt before
+//    queueing; spinning on the owner and repeated attempts are not modelled (performance only);
 //  - sem->owner is not modelled; the one decision that reads it is a nondeterministic choice;
 //  - the waiter timeout (RWSEM_WAIT_TIMEOUT, ~4 ms) has or has not expired: a nondeterministic choice;
 //  - no RT tasks, no signals (TASK_UNINTERRUPTIBLE only), no lockdep beyond the ghost owner record.
@@ -84,7 +86,9 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_write via rwsem_write_trylock (kernel/locking/rwsem.c)
   void __down_write() override {
     long tmp = 0;
-    if (!count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire))
+    if (count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire))
+      rwsem_acquire_write();
+    else
       rwsem_down_write_slowpath();
   }
 
@@ -123,7 +127,7 @@ struct rwsem_count_model final : rw_semaphore {
   // DESIGN invariant 7: a lock taken while RWSEM_FLAG_HANDOFF is set goes to the task that set it.
   void check_handoff(long observed, const char* path) {
     VM_CHECK(!(observed & RWSEM_FLAG_HANDOFF) || ghost_handoff_requester == (int)rl::thread_index(), "handoff",
-             "thread %d took %s by %s while RWSEM_FLAG_HANDOFF was set by thread %d", (int)rl::thread_index(),
+             "thread %d took %s by %s while RWSEM_FLAG_HANDOFF hands it to thread %d", (int)rl::thread_index(),
              name, path, ghost_handoff_requester);
   }
 
@@ -134,6 +138,7 @@ struct rwsem_count_model final : rw_semaphore {
     if (mutant(Mutant::read_fastpath_ignores_writer)) failed &= ~RWSEM_WRITER_MASK;
     if (!(*cntp & failed)) {
       check_handoff(*cntp, "the read fast path");
+      rwsem_acquire_read();
       return true;
     }
     return false;
@@ -229,6 +234,7 @@ struct rwsem_count_model final : rw_semaphore {
       if (mutant(Mutant::reader_steal_ignores_handoff)) steal_blockers &= ~RWSEM_FLAG_HANDOFF;
       if (!(c & steal_blockers)) {  // reader optimistic lock stealing
         check_handoff(c, "reader lock stealing");
+        rwsem_acquire_read();
         if (rcnt == 1 && (c & RWSEM_FLAG_WAITERS)) {
           raw_spin_lock_irq();
           if (!list_empty()) rwsem_mark_wake(RWSEM_WAKE_READ_OWNED, &wake_q);
@@ -248,6 +254,7 @@ struct rwsem_count_model final : rw_semaphore {
       // Queue empty and no writer: the bias already in the count is the lock.
       if (!(count.load(rl::memory_order_relaxed) & RWSEM_WRITER_MASK)) {
         rl::atomic_thread_fence(rl::memory_order_acquire);  // smp_acquire__after_ctrl_dep
+        rwsem_acquire_read();
         raw_spin_unlock_irq();
         return;
       }
@@ -261,7 +268,10 @@ struct rwsem_count_model final : rw_semaphore {
 
     set_current_state_uninterruptible();
     for (;;) {  // wait to be given the lock
-      if (!waiter->task.load(rl::memory_order_acquire)) break;  // pairs with rwsem_mark_wake's release
+      if (!waiter->task.load(rl::memory_order_acquire)) {  // pairs with rwsem_mark_wake's release
+        rwsem_acquire_read();
+        break;
+      }
       schedule();
     }
   }
@@ -290,12 +300,29 @@ struct rwsem_count_model final : rw_semaphore {
       return false;
     }
     check_handoff(c, "rwsem_try_write_lock");
+    rwsem_acquire_write();
     wait_list().del(waiter);  // list_del: the flags were updated by the cmpxchg above
     return true;
   }
 
+  // rwsem_try_write_lock_unqueued (kernel/locking/rwsem.c): an optimistic spinner's lock steal.
+  bool rwsem_try_write_lock_unqueued() {
+    long c = count.load(rl::memory_order_relaxed);
+    while (!(c & (RWSEM_LOCK_MASK | RWSEM_FLAG_HANDOFF))) {
+      if (count.compare_exchange_strong(c, c | RWSEM_WRITER_LOCKED, rl::memory_order_acquire)) {
+        check_handoff(c, "optimistic lock stealing");
+        rwsem_acquire_write();
+        return true;
+      }
+    }
+    return false;
+  }
+
   // rwsem_down_write_slowpath (kernel/locking/rwsem.c)
   void rwsem_down_write_slowpath() {
+    // rwsem_can_spin_on_owner && rwsem_optimistic_spin: whether the owner is running on
+    // another CPU is not modelled, so spinning happens or not nondeterministically.
+    if (rl::rand(2) == 1 && rwsem_try_write_lock_unqueued()) return;
     wake_q_head wake_q;
     rwsem_waiter* waiter = my_waiter();
     waiter->task.store(current_task(), rl::memory_order_relaxed);

@@ -40,6 +40,8 @@ inline void wake_up_process(task_struct* t) {
 }
 
 // DEFINE_WAKE_Q / wake_q_add / wake_up_q (kernel/sched/core.c): wake-ups deferred past wait_lock.
+// Simplified: the kernel's wake_q_add skips a task already queued by another waker (who then
+// wakes it later); here every waker wakes, so that delayed-wake-up path is not explored.
 struct wake_q_head {
   task_struct* tasks[8];
   int n = 0;
