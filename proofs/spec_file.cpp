@@ -146,7 +146,8 @@ static int error_line(z3::context& c, const std::string& msg, const std::string&
   return 1;
 }
 
-bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr* out, std::string* error) {
+static bool parse_assertions(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr_vector* asserted,
+                             std::string* error) {
   // A declared symbol would be a free variable whose meaning differs between the base case
   // and the step: reject it and ask for a quantifier or a definition instead.
   for (const auto& cmd : commands(spec.text))
@@ -155,19 +156,41 @@ bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr*
       return false;
     }
   z3::sort_vector no_sorts(c);
-  z3::expr_vector asserted(c);
   try {
-    asserted = c.parse_string(spec.text.c_str(), no_sorts, v.decls);
+    *asserted = c.parse_string(spec.text.c_str(), no_sorts, v.decls);
   } catch (const z3::exception& e) {
     std::string msg = z3_message(e.msg());
     *error = located(spec, error_line(c, msg, spec.text, v.decls), msg);
     return false;
   }
-  if (asserted.empty()) {
+  if (asserted->empty()) {
     auto cmds = commands(spec.text);
     *error = located(spec, cmds.empty() ? 1 : cmds.back().first, "no (assert ...) in spec");
     return false;
   }
-  *out = z3::mk_and(asserted);
+  return true;
+}
+
+bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr* out, std::string* error) {
+  z3::expr_vector asserted(c);
+  if (!parse_assertions(c, spec, v, &asserted, error)) return false;
+  *out = asserted.size() == 1 ? asserted[0] : z3::mk_and(asserted);
+  return true;
+}
+
+bool parse_defined_bool(z3::context& c, const Spec& spec, const Vocabulary& v, const std::string& name, z3::expr* out,
+                        std::string* error) {
+  error->clear();
+  const std::string head = "(define-fun " + name;
+  bool defined = false;
+  for (const auto& cmd : commands(spec.text))
+    defined |= cmd.second.compare(0, head.size(), head) == 0 && cmd.second.size() > head.size() &&
+               isspace((unsigned char)cmd.second[head.size()]);
+  if (!defined) return false;
+  Spec probe = spec;
+  probe.text += "\n(assert " + name + ")\n";
+  z3::expr_vector asserted(c);
+  if (!parse_assertions(c, probe, v, &asserted, error)) return false;
+  *out = asserted[asserted.size() - 1];
   return true;
 }

@@ -29,6 +29,11 @@ struct Vocabulary {
 // line and Z3's message when the spec does not parse, uses an unknown name or is not Boolean.
 bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr* out, std::string* error);
 
+// The Boolean the spec defines as (define-fun NAME () Bool ...), over v; false with *error
+// empty when the spec defines no such name, set when the definition is malformed.
+bool parse_defined_bool(z3::context& c, const Spec& spec, const Vocabulary& v, const std::string& name, z3::expr* out,
+                        std::string* error);
+
 // The state terms of s in the order of Vocabulary::consts (without n and seq).
 z3::expr_vector state_terms(z3::context& c, const BatchState& s);
 // A parsed spec (no define-fun-rec reading the state) evaluated at state s.

@@ -2,7 +2,8 @@
 ; Lock round trips: a teardown takes i_mmap_rwsem exactly once per maximal run of
 ; consecutive same-file VMAs (anonymous VMAs, which the batch skips, do not end a run),
 ; each run split every 8 VMAs. Checked after init, add(seq[0]) ... add(seq[n-1]), final
-; for every n <= 16 and every layout; proofs/README.md says why that covers every length.
+; for every n <= 16 and every layout, and for every n by induction through the
+; prefix_invariant below (see proofs/README.md).
 ;
 ; Helpers are functions of a position only (a recursion whose arguments differ between
 ; branches makes Z3 split cases exponentially) and take the state as arguments (Z3 4.8
@@ -30,3 +31,13 @@
     (+ (chunks (- i 1) seq vm_file)
        (ite (and (not (= (file_at (- i 1) seq vm_file) 0)) (= (in_chunk (- i 1) seq vm_file) 1)) 1 0))))
 (assert (= lock_round_trips (chunks n seq vm_file)))
+
+; After init and each add (n = VMAs added so far), before final: the lock is taken once per
+; chunk started, but for the open one; the batch is that chunk, ending at the last file VMA.
+(define-fun prefix_invariant () Bool
+  (and (<= 0 count 8)
+       (= (+ lock_round_trips (ite (> count 0) 1 0)) (chunks n seq vm_file))
+       (= (= count 0) (= (file_before n seq vm_file) 0))
+       (=> (> count 0)
+           (and (= (select vm_file (select vmas 0)) (file_before n seq vm_file))
+                (= count (in_chunk (- n 1) seq vm_file))))))

@@ -5,3 +5,8 @@
   (ite (>= i n) 0
     (+ (ite (= (select vm_file (select seq i)) 0) 0 1) (file_vmas (+ i 1) n seq vm_file))))
 (assert (<= lock_round_trips (file_vmas 0 n seq vm_file)))
+
+; After each add: the round trips taken, plus the open batch's, never exceed the file VMAs seen.
+(define-fun prefix_invariant () Bool
+  (and (<= 0 count 8)
+       (<= (+ lock_round_trips (ite (> count 0) 1 0)) (file_vmas 0 n seq vm_file))))
