@@ -2,6 +2,7 @@
 // files, and processes whose VMAs come from a static layout table. A scenario file declares
 // its layout and its threads; this builds the kernel objects from it.
 #pragma once
+#include <iterator>
 #include <map>
 #include <string>
 #include "model/mm.hpp"
@@ -107,6 +108,32 @@ struct teardown_world {
   }
   // The explored run's lock round trips, checked against the plain run of the same code.
   void report_write_locks(int thread) { exploration::stat("write_locks_explored", g_write_locks_by_thread[thread]); }
+};
+
+// The common shape of a teardown scenario: one process (Derived::kLayout) exits while another
+// thread does Derived::concurrently(world) — an rmap walk, a truncation — on its mappings.
+template <class Derived, class Sem = rwsem_abstract>
+struct exit_against : scenario_base<Derived, 2> {
+  teardown_world<Sem> w;
+  mm_struct* mm;
+
+  exit_against() {
+    w.set_files(Derived::kLayout.files, (int)std::size(Derived::kLayout.files));
+    mm = w.add_mm("exiting process", Derived::kLayout.vmas, (int)std::size(Derived::kLayout.vmas));
+  }
+
+  void thread(unsigned i) {
+    if (i == 0)
+      exit_mmap(mm);
+    else
+      Derived::concurrently(&w);
+  }
+
+  void after() {
+    w.check_torn_down(mm);
+    w.check_trees(0, 0);
+    w.report_write_locks(0);
+  }
 };
 
 // A teardown scenario registers its layout's figures with it, and whether the unbatched

@@ -2,32 +2,13 @@
 // other teardown scenarios stands for it (same verdicts on the same code).
 #include "verify/teardown_world.hpp"
 
-struct rwsem_agrees : scenario_base<rwsem_agrees, 2> {
+struct rwsem_agrees : exit_against<rwsem_agrees, rwsem_count_model> {
   static constexpr layout<2, 1> kLayout = {{
       {0x7f0000000000, 0x7f0000010000, 1},  // libc r--p
       {0x7f0000010000, 0x7f0000020000, 1},  // libc r-xp
   }, {{"libc.so.6", 0}}};
 
-  teardown_world<rwsem_count_model> w;
-  mm_struct* mm;
-
-  rwsem_agrees() {
-    w.set_files(kLayout.files, 1);
-    mm = w.add_mm("exiting process", kLayout.vmas, 2);
-  }
-
-  void thread(unsigned i) {
-    if (i == 0)
-      exit_mmap(mm);
-    else
-      rmap_walk_file(&w.mappings[0]);
-  }
-
-  void after() {
-    w.check_torn_down(mm);
-    w.check_trees(0, 0);
-    w.report_write_locks(0);
-  }
+  static void concurrently(teardown_world<rwsem_count_model>* w) { rmap_walk_file(&w->mappings[0]); }
 };
 
 // No unbatched baseline here: it adds a lock round trip of the faithful semaphore and the

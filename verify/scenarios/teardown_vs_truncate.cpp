@@ -3,7 +3,7 @@
 // unmap_mapping_range zaps every VMA it finds in i_mmap.
 #include "verify/teardown_world.hpp"
 
-struct teardown_vs_truncate : scenario_base<teardown_vs_truncate, 2> {
+struct teardown_vs_truncate : exit_against<teardown_vs_truncate> {
   static constexpr layout<4, 2> kLayout = {{
       {0x7f0000000000, 0x7f0000010000, 1},  // data.db r--p
       {0x7f0000010000, 0x7f0000011000, 0},  // anonymous, between two VMAs of data.db
@@ -11,26 +11,7 @@ struct teardown_vs_truncate : scenario_base<teardown_vs_truncate, 2> {
       {0x7f0000020000, 0x7f0000030000, 2},  // index.db r--p
   }, {{"data.db", 0}, {"index.db", 1}}};
 
-  teardown_world<rwsem_abstract> w;
-  mm_struct* mm;
-
-  teardown_vs_truncate() {
-    w.set_files(kLayout.files, 2);
-    mm = w.add_mm("exiting process", kLayout.vmas, 4);
-  }
-
-  void thread(unsigned i) {
-    if (i == 0)
-      exit_mmap(mm);
-    else
-      unmap_mapping_range(&w.mappings[0]);
-  }
-
-  void after() {
-    w.check_torn_down(mm);
-    w.check_trees(0, 0);
-    w.report_write_locks(0);
-  }
+  static void concurrently(teardown_world<rwsem_abstract>* w) { unmap_mapping_range(&w->mappings[0]); }
 };
 
 VMAVERIFY_TEARDOWN_SCENARIO(teardown_vs_truncate, "teardown_vs_truncate",
