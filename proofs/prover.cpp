@@ -85,8 +85,11 @@ static ProofResult own_proof(const Spec& spec, const std::string& mutant_name) {
   return r;
 }
 
+// How a proof that stood on a failed assumption is reported.
+static const std::string ASSUMED_FAILED = "proved assuming ";
+
 std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files, const std::string& mutant) {
-  std::map<std::string, ProofResult> own;      // by path
+  std::map<std::string, ProofResult> own;                     // by path
   std::map<std::string, std::vector<std::string>> relies_on;  // path -> assumed paths
   std::function<const ProofResult&(const std::string&)> prove = [&](const std::string& path) -> const ProofResult& {
     auto done = own.find(path);
@@ -120,7 +123,7 @@ std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files,
       const ProofResult& dep = own[p];
       if (dep.result != "proved") {
         r.result = dep.result;
-        r.message = "proved assuming " + dep.spec + ", which is " + dep.result + ": " + dep.message;
+        r.message = ASSUMED_FAILED + dep.spec + ", which is " + dep.result + ": " + dep.message;
         r.counterexample = dep.counterexample;
       }
       for (const std::string& q : relies_on[p]) todo.push_back(q);
@@ -130,31 +133,30 @@ std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files,
   return results;
 }
 
+ProofResult refute_batch_mutant(const std::vector<std::string>& spec_files, const std::string& mutant) {
+  // The first spec refuting the mutant by a counterexample of its own settles it; one
+  // refuted only through an assumption, or malformed, counts when nothing else does.
+  ProofResult verdict, fallback;
+  verdict.mutant = fallback.mutant = mutant;
+  fallback.result = "proved";
+  fallback.message = "every spec holds with the mutant: none refutes it";
+  double seconds = 0;
+  for (const std::string& file : spec_files) {
+    ProofResult r = prove_specs({file}, mutant)[0];
+    seconds += r.seconds;
+    if (r.result == "refuted" && r.message.compare(0, ASSUMED_FAILED.size(), ASSUMED_FAILED) != 0) {
+      verdict = r;
+      break;
+    }
+    if (r.result != "proved" && fallback.result == "proved") fallback = r;
+  }
+  if (verdict.result.empty()) verdict = fallback;
+  verdict.seconds = seconds;
+  return verdict;
+}
+
 std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& spec_files) {
   std::vector<ProofResult> out;
-  for (const std::string& mutant : batch_mutant_names()) {
-    std::vector<ProofResult> results = prove_specs(spec_files, mutant);
-    // Prefer a spec refuted by its own counterexample over one refuted through an assumption.
-    auto pick = [&](const std::function<bool(const ProofResult&)>& ok) -> const ProofResult* {
-      for (const ProofResult& r : results)
-        if (ok(r)) return &r;
-      return nullptr;
-    };
-    const ProofResult* verdict = pick([](const ProofResult& r) {
-      return r.result == "refuted" && r.message.compare(0, 16, "proved assuming ") != 0;
-    });
-    if (!verdict) verdict = pick([](const ProofResult& r) { return r.result != "proved"; });
-    ProofResult v;
-    if (verdict) {
-      v = *verdict;
-    } else {
-      v.mutant = mutant;
-      v.result = "proved";
-      v.message = "every spec holds with the mutant: none refutes it";
-    }
-    v.seconds = 0;
-    for (const ProofResult& r : results) v.seconds += r.seconds;
-    out.push_back(v);
-  }
+  for (const std::string& mutant : batch_mutant_names()) out.push_back(refute_batch_mutant(spec_files, mutant));
   return out;
 }

@@ -19,8 +19,10 @@ struct ProofResult {
 // is reported refuted (or error) when one it relies on, directly or not, is.
 std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files, const std::string& mutant = "none");
 
-// One result per batch mutant: refuted by the first spec (in order) that fails with it on,
-// "proved" when every spec survives it, error when a spec is malformed.
+// A batch mutant against the specs: refuted by the first spec (in order) that fails with it
+// on, "proved" when every spec survives it, error when a spec is malformed.
+ProofResult refute_batch_mutant(const std::vector<std::string>& spec_files, const std::string& mutant);
+// The same for every batch mutant, in batch_mutant_names() order.
 std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& spec_files);
 
 // Every *.smt2 in VMAVERIFY_SPECS_DIR, sorted.

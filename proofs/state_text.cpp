@@ -28,6 +28,7 @@ static std::string column(const std::string& label, const ConcreteState::Column&
     any = true;
   }
   if (c.has_default) s += any ? " (others " + value(c.dflt) + ")" : " all " + value(c.dflt);
+  else if (!any) s += " none";
   return s;
 }
 
@@ -88,7 +89,8 @@ static ConcreteState::Column fill(const z3::model& m, const z3::expr& array, con
   return c;
 }
 
-ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std::vector<z3::expr>& focus) {
+ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std::vector<z3::expr>& focus,
+                             bool only_focus) {
   ConcreteState r;
   r.count = model_int(m, s.count);
   r.lock_round_trips = model_int(m, s.lock_round_trips);
@@ -105,8 +107,9 @@ ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std:
   std::set<long long> vma_ids = r.focus, file_ids;
   bool unused_default;
   long long unused_value;
-  for (const z3::expr* a : {&s.vm_file, &s.added, &s.removed, &s.append_seq, &s.remove_seq})
-    array_points(m, *a, &vma_ids, &unused_default, &unused_value);
+  if (!only_focus)
+    for (const z3::expr* a : {&s.vm_file, &s.added, &s.removed, &s.append_seq, &s.remove_seq})
+      array_points(m, *a, &vma_ids, &unused_default, &unused_value);
   r.vm_file = fill(m, s.vm_file, vma_ids);
   r.added = fill(m, s.added, vma_ids);
   r.removed = fill(m, s.removed, vma_ids);
@@ -114,10 +117,13 @@ ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std:
   r.remove_seq = fill(m, s.remove_seq, vma_ids);
   for (const auto& kv : r.vm_file.at)
     if (kv.second != 0) file_ids.insert(kv.second);
-  array_points(m, s.f_mapping, &file_ids, &unused_default, &unused_value);
+  if (!only_focus) array_points(m, s.f_mapping, &file_ids, &unused_default, &unused_value);
   file_ids.erase(0);
   r.f_mapping = fill(m, s.f_mapping, file_ids);
   r.f_mapping.has_default = false;  // mappings of files no VMA uses say nothing
+  if (only_focus)
+    for (ConcreteState::Column* c : {&r.vm_file, &r.added, &r.removed, &r.append_seq, &r.remove_seq})
+      c->has_default = false;
   return r;
 }
 

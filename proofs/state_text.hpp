@@ -36,7 +36,9 @@ class StateNamer {
 
 std::string format_state(const ConcreteState& s, StateNamer& names, const std::string& indent);
 
-// The state s denotes in model m; focus names VMAs to show besides those in the batch.
-ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std::vector<z3::expr>& focus);
+// The state s denotes in model m; focus names VMAs to show besides those in the batch, and
+// with only_focus no others (a trace's layout outside the teardown is noise).
+ConcreteState state_in_model(const z3::model& m, const BatchState& s, const std::vector<z3::expr>& focus,
+                             bool only_focus = false);
 ConcreteState state_of_snapshot(const BatchSnapshot& s);
 long long model_int(const z3::model& m, const z3::expr& e);

@@ -59,25 +59,19 @@ static int cmd_prove(const std::vector<std::string>& in) {
   const std::vector<std::string> files = all_defaults ? default_spec_files() : a.positional;
   if (files.empty()) return usage_error("prove: no spec files found");
 
-  std::vector<ProofResult> specs = prove_specs(files, mutant), mutants;
-  if (all_defaults && mutant == "none") mutants = refute_batch_mutants(files);
-
   bool malformed = false, failed = false;
-  for (const ProofResult& r : specs) {
+  auto report = [&](const ProofResult& r, const std::string& expected) {
     malformed |= r.result == "error";
-    failed |= r.result != "proved";
-  }
-  for (const ProofResult& r : mutants) {
-    malformed |= r.result == "error";
-    failed |= r.result != "refuted";
-  }
-  for (const std::vector<ProofResult>* list : {&specs, &mutants})
-    for (const ProofResult& r : *list) {
-      if (a.has("--json"))
-        std::printf("%s\n", proof_json(r).c_str());
-      else
-        print_proof(r);
-    }
+    failed |= r.result != expected;
+    if (a.has("--json"))
+      std::printf("%s\n", proof_json(r).c_str());
+    else
+      print_proof(r);
+    std::fflush(stdout);
+  };
+  for (const ProofResult& r : prove_specs(files, mutant)) report(r, "proved");
+  if (all_defaults && mutant == "none")
+    for (const std::string& m : names) report(refute_batch_mutant(files, m), "refuted");
   return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
 }
 
@@ -103,7 +97,7 @@ static void run_proofs(bool progress, const OutcomeSink& sink) {
   const std::vector<std::string> files = default_spec_files();
   if (progress) std::fprintf(stderr, "proving %zu specs and %zu batch mutants\n", files.size(), batch_mutant_names().size());
   for (const ProofResult& r : prove_specs(files)) sink(outcome_of(r, "proved"));
-  for (const ProofResult& r : refute_batch_mutants(files)) sink(outcome_of(r, "refuted"));
+  for (const std::string& m : batch_mutant_names()) sink(outcome_of(refute_batch_mutant(files, m), "refuted"));
 }
 
 static CheckGroupRegistrar proofs_group({"proofs", &run_proofs});

@@ -2,9 +2,10 @@
 ; Exactly once: after final, every file VMA that was added has been removed from its
 ; mapping's tree exactly once, no anonymous VMA was ever removed, and none is left behind.
 ;
-; The last three conjuncts make it inductive: a VMA is removed once iff it is a file VMA
-; that was added and has left the batch; what the batch holds was added, is file-backed
-; and appears once.
+; Stated at every step: a VMA has been removed once if it is a file VMA that was added and
+; has left the batch, never otherwise; after final the batch is empty, which gives the
+; property. The last two conjuncts make it inductive: what the batch holds was added, is
+; file-backed, and appears once.
 (define-fun file_added ((v Int)) Bool (and (> (select added v) 0) (not (= (select vm_file v) 0))))
 ; count <= 8 (count_bounded), so these eight slots are the whole batch.
 (define-fun slot ((i Int) (v Int)) Bool (and (< i count) (= (select vmas i) v)))
