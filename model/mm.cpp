@@ -82,7 +82,7 @@ void VM_WARN_ON_ONCE_mapping(bool cond, vm_area_struct* vma) {
 static void record_snapshot(const unlink_vma_file_batch<vm_area_struct>* vb, const mm_struct* mm) {
   const int base = mm->vmas[0]->id;
   BatchSnapshot s;
-  std::memset(&s, 0, sizeof s);
+  std::memset(static_cast<void*>(&s), 0, sizeof s);  // zero padding too: states are deduplicated bytewise
   s.count = vb->count;
   for (int i = 0; i < BATCH_SLOTS; i++) s.vmas[i] = i < vb->count ? vb->vmas[i]->id - base : -1;
   s.nvmas = mm->nr;

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 static std::string base_name(const std::string& path) {
@@ -117,6 +118,58 @@ static std::vector<std::pair<int, std::string>> commands(const std::string& text
   return out;
 }
 
+// An s-expression: an atom, or a list.
+struct Sexpr {
+  std::string atom;
+  std::vector<Sexpr> list;
+};
+
+// Parses the s-expression at text[*i], skipping comments and whitespace before its parts.
+static Sexpr parse_sexpr(const std::string& text, size_t* i) {
+  auto skip = [&]() {
+    while (*i < text.size() && (isspace((unsigned char)text[*i]) || text[*i] == ';'))
+      if (text[*i] == ';')
+        while (*i < text.size() && text[*i] != '\n') ++*i;
+      else
+        ++*i;
+  };
+  Sexpr e;
+  skip();
+  if (*i < text.size() && text[*i] == '(') {
+    ++*i;
+    for (skip(); *i < text.size() && text[*i] != ')'; skip()) e.list.push_back(parse_sexpr(text, i));
+    ++*i;
+    return e;
+  }
+  while (*i < text.size() && !isspace((unsigned char)text[*i]) && text[*i] != '(' && text[*i] != ')' && text[*i] != ';')
+    e.atom += text[(*i)++];
+  return e;
+}
+
+static void atoms_of(const Sexpr& e, std::set<std::string>* out) {
+  if (!e.atom.empty()) out->insert(e.atom);
+  for (const Sexpr& x : e.list) atoms_of(x, out);
+}
+
+// Z3 4.8 never finishes unfolding a recursive function whose body reads a free constant
+// (it ran out of memory on one), so such a helper is an error naming what to pass instead.
+static std::string rec_reading_state(const std::string& command, const z3::func_decl_vector& vocabulary) {
+  size_t at = 0;
+  Sexpr def = parse_sexpr(command, &at);
+  if (def.list.size() != 5 || def.list[0].atom != "define-fun-rec") return "";
+  std::set<std::string> body, params;
+  atoms_of(def.list[4], &body);
+  for (const Sexpr& p : def.list[2].list)
+    if (!p.list.empty()) params.insert(p.list[0].atom);
+  for (unsigned k = 0; k < vocabulary.size(); k++) {
+    std::string name = vocabulary[k].name().str();
+    if (body.count(name) && !params.count(name))
+      return "recursive helper " + def.list[1].atom + " reads " + name +
+             " directly: pass it as an argument (Z3 4.8 cannot unfold recursive functions over free constants)";
+  }
+  return "";
+}
+
 // Z3 says "(error \"line L column C: message\")": keep the inner text.
 static std::string z3_message(const std::string& raw) {
   static const std::regex wrapped(R"(^\s*\(error\s+\"([\s\S]*)\"\)\s*$)");
@@ -150,11 +203,17 @@ static bool parse_assertions(z3::context& c, const Spec& spec, const Vocabulary&
                              std::string* error) {
   // A declared symbol would be a free variable whose meaning differs between the base case
   // and the step: reject it and ask for a quantifier or a definition instead.
-  for (const auto& cmd : commands(spec.text))
+  for (const auto& cmd : commands(spec.text)) {
     if (cmd.second.compare(0, 9, "(declare-") == 0) {
       *error = located(spec, cmd.first, "specs may not declare symbols; use define-fun or a quantifier");
       return false;
     }
+    std::string rec = rec_reading_state(cmd.second, v.decls);
+    if (!rec.empty()) {
+      *error = located(spec, cmd.first, rec);
+      return false;
+    }
+  }
   z3::sort_vector no_sorts(c);
   try {
     *asserted = c.parse_string(spec.text.c_str(), no_sorts, v.decls);

@@ -147,7 +147,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Malformed{"(declare-const x Int)\n(assert (> x count))\n", ":1:", "may not declare"},
                     Malformed{"; assumes: no_such_spec\n(assert true)\n", ":1:", "not found"},
                     Malformed{"; mode: sometimes\n(assert true)\n", ":1:", "unknown mode"},
-                    Malformed{"; nothing asserted\n(define-fun f () Bool true)\n", ":2:", "no (assert"}));
+                    Malformed{"; nothing asserted\n(define-fun f () Bool true)\n", ":2:", "no (assert"},
+                    Malformed{"(define-fun-rec f ((i Int)) Int\n  (ite (<= i 0) count (f (- i 1))))\n(assert (>= (f 3) 0))\n",
+                              ":1:", "recursive helper f reads count"}));
 
 TEST(ProofSpecs, MissingFileIsAnError) {
   ProofResult r = prove_one("/nonexistent/spec.smt2");
