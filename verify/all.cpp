@@ -9,17 +9,21 @@ static std::vector<CheckGroup>& groups() {
 }
 CheckGroupRegistrar::CheckGroupRegistrar(CheckGroup g) { groups().push_back(g); }
 
+// Run a scenario under its own search (batched or the unbatched baseline); it must verify.
+static Outcome expect_verified(const Scenario& s, bool progress, bool unbatched) {
+  RunOptions o;
+  o.progress = progress;
+  o.unbatched = unbatched;
+  Outcome out;
+  out.r = run_scenario(s, o, false);
+  out.expected = "verified";
+  out.as_expected = out.r.result == "verified";
+  return out;
+}
+
 // Every scenario must verify under its own search on the correct model.
 static void run_scenarios(bool progress, const OutcomeSink& sink) {
-  for (const Scenario& s : all_scenarios()) {
-    RunOptions o;
-    o.progress = progress;
-    Outcome out;
-    out.r = run_scenario(s, o, false);
-    out.expected = "verified";
-    out.as_expected = out.r.result == "verified";
-    sink(out);
-  }
+  for (const Scenario& s : all_scenarios()) sink(expect_verified(s, progress, false));
 }
 
 // Every mutant must be caught by its scenario, with the kind of failure it names.
@@ -46,17 +50,8 @@ static void run_mutants(bool progress, const OutcomeSink& sink) {
 
 // The pre-patch teardown must verify on the same scenarios.
 static void run_baselines(bool progress, const OutcomeSink& sink) {
-  for (const Scenario& s : all_scenarios()) {
-    if (!s.baseline) continue;
-    RunOptions o;
-    o.progress = progress;
-    o.unbatched = true;
-    Outcome out;
-    out.r = run_scenario(s, o, false);
-    out.expected = "verified";
-    out.as_expected = out.r.result == "verified";
-    sink(out);
-  }
+  for (const Scenario& s : all_scenarios())
+    if (s.baseline) sink(expect_verified(s, progress, true));
 }
 
 static CheckGroupRegistrar scenarios_group({"scenarios", &run_scenarios});
