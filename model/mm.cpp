@@ -3,6 +3,7 @@
 #include "model/batch_states.hpp"
 
 vm_area_struct* g_vma_by_id[MAX_VMAS];
+vm_area_struct g_xa_zero_entry;
 int g_write_locks_by_thread[8];
 mm_struct* g_exiting_mm[8];
 teardown_variant g_teardown_variant = teardown_variant::batched;
@@ -20,14 +21,17 @@ void i_mmap_lock_write(address_space* m) {
 }
 
 void i_mmap_unlock_write(address_space* m) {
-  // DESIGN invariant 6, checked whenever a writer is done with the mapping.
-  VM_CHECK(m->ghost_i_mmap_writable == popcount_writable(m), "counter",
-           "i_mmap_writable of mapping %s is %d but its tree holds %d shared writable VMAs", m->name,
-           m->ghost_i_mmap_writable, popcount_writable(m));
+  // DESIGN invariant 6 as the kernel keeps it, checked whenever a writer is done with the
+  // mapping: the shared writable VMAs in the tree plus the mmap_region calls in flight that hold
+  // mapping_map_writable.
+  VM_CHECK(m->ghost_i_mmap_writable == popcount_writable(m) + m->ghost_map_writable_holds, "counter",
+           "i_mmap_writable of mapping %s is %d but its tree holds %d shared writable VMAs and %d mmap calls hold it",
+           m->name, m->ghost_i_mmap_writable, popcount_writable(m), m->ghost_map_writable_holds);
   m->i_mmap_rwsem->up_write();
 }
 
 void i_mmap_lock_read(address_space* m) { m->i_mmap_rwsem->down_read(); }
+bool i_mmap_trylock_read(address_space* m) { return m->i_mmap_rwsem->down_read_trylock(); }
 void i_mmap_unlock_read(address_space* m) { m->i_mmap_rwsem->up_read(); }
 
 // i_mmap_assert_write_locked (include/linux/fs.h): lockdep, on the ghost owner record.
@@ -38,11 +42,8 @@ static void i_mmap_assert_write_locked(address_space* m, const char* what, int v
 
 void __remove_shared_vm_struct(vm_area_struct* vma, address_space* mapping) {
   i_mmap_assert_write_locked(mapping, "removal", vma->id);
-  if (vma_is_shared_maywrite(vma) && !mutant(Mutant::remove_skips_writable)) {
-    int w = mapping->i_mmap_writable($);  // mapping_unmap_writable
-    mapping->i_mmap_writable($) = w - 1;
-    mapping->ghost_i_mmap_writable = w - 1;
-  }
+  if (vma_is_shared_maywrite(vma) && !mutant(Mutant::remove_skips_writable))
+    mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_sub(1, rl::memory_order_relaxed) - 1;  // mapping_unmap_writable
   unsigned tree = mapping->i_mmap($);  // vma_interval_tree_remove
   mm_struct* mm = vma->vm_mm;
   VM_CHECK(tree >> vma->id & 1, "exactly once", "vma %d removed from mapping %s but it is not in the tree (removed %d times before)",
@@ -54,11 +55,8 @@ void __remove_shared_vm_struct(vm_area_struct* vma, address_space* mapping) {
 
 void __vma_link_file(vm_area_struct* vma, address_space* mapping) {
   i_mmap_assert_write_locked(mapping, "insertion", vma->id);
-  if (vma_is_shared_maywrite(vma)) {
-    int w = mapping->i_mmap_writable($);  // mapping_allow_writable
-    mapping->i_mmap_writable($) = w + 1;
-    mapping->ghost_i_mmap_writable = w + 1;
-  }
+  if (vma_is_shared_maywrite(vma))
+    mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_add(1, rl::memory_order_relaxed) + 1;  // mapping_allow_writable
   unsigned tree = mapping->i_mmap($);  // vma_interval_tree_insert
   mapping->i_mmap($) = tree | 1u << vma->id;
   mapping->ghost_i_mmap = tree | 1u << vma->id;
@@ -137,18 +135,24 @@ void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batc
 }
 
 vm_area_struct* mas_find(ma_state* mas, unsigned long max) {
-  if (mas->next >= mas->mm->nr) return nullptr;
-  vm_area_struct* v = mas->mm->vmas[mas->next];
-  if (v->vm_start > max) return nullptr;
+  if (mas->next >= mas->nr) return nullptr;
+  vm_area_struct* v = mas->entries[mas->next];
+  if (!xa_is_zero(v) && v->vm_start > max) return nullptr;
   mas->next++;
   return v;
 }
 
-void free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long, unsigned long) {
-  for (int i = 0; i < mas->mm->nr; i++) {
-    vm_area_struct* v = mas->mm->vmas[i];
-    if (v->vm_start >= addr && v->vm_end <= end) v->pgtables.store(PT_FREED, rl::memory_order_relaxed);
-  }
+// A per-VMA call on what free_pgtables took from the maple tree: the kernel would oops on
+// XA_ZERO_ENTRY's address (0x406) at its first dereference; the model reports it here, which
+// every path of free_pgtables reaches for every entry it follows.
+static void check_is_vma(vm_area_struct* vma, const char* fn) {
+  VM_CHECK(!xa_is_zero(vma), "bad pointer", "%s called on XA_ZERO_ENTRY, the marker a failed dup_mmap left", fn);
+}
+void vma_start_write(vm_area_struct* vma) { check_is_vma(vma, "vma_start_write"); }
+void unlink_anon_vmas(vm_area_struct* vma) { check_is_vma(vma, "unlink_anon_vmas"); }
+
+void free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
+  free_pgd_range(&mas->mm->pgtables, addr, end, floor, ceiling);
 }
 
 void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor,
@@ -157,37 +161,9 @@ void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end
 }
 
 void exit_mmap(mm_struct* mm) {
-  if (mm->nr == 0) return;
   g_exiting_mm[rl::thread_index()] = mm;
-  ma_state mas{mm};
-  free_pgtables(&mas, mm->vmas[0], 0 /* FIRST_USER_ADDRESS */, 0 /* USER_PGTABLES_CEILING */, true,
-                g_teardown_variant);
-}
-
-// What an rmap walker does to a VMA it finds: page_vma_mapped_walk reads its page tables.
-static void touch_page_tables(vm_area_struct* v, const char* who) {
-  VM_CHECK(v->pgtables.load(rl::memory_order_relaxed) == PT_PRESENT, "use-after-free",
-           "%s touched page tables of vma %d after free_pgd_range", who, v->id);
-}
-
-static void walk_i_mmap(address_space* mapping, const char* who) {
-  VM_CHECK(mapping->i_mmap_rwsem->held_read_by_current(), "lock not held", "%s reads i_mmap of %s without its read lock",
-           who, mapping->name);
-  unsigned tree = mapping->i_mmap($);
-  for (int i = 0; i < MAX_VMAS; i++)
-    if (tree >> i & 1) touch_page_tables(g_vma_by_id[i], who);
-}
-
-// Simplified: the kernel first tries i_mmap_trylock_read and, for try_lock walkers, gives up
-// on contention; the model always takes the read lock, the case that reaches the page tables.
-void rmap_walk_file(address_space* mapping) {
-  i_mmap_lock_read(mapping);
-  walk_i_mmap(mapping, "rmap walker");
-  i_mmap_unlock_read(mapping);
-}
-
-void unmap_mapping_range(address_space* mapping) {
-  i_mmap_lock_read(mapping);
-  walk_i_mmap(mapping, "truncation (unmap_mapping_range)");
-  i_mmap_unlock_read(mapping);
+  // vma_next: an empty tree, or XA_ZERO_ENTRY first (dup_mmap failed at once): nothing to free.
+  if (mm->mt_entries == 0 || xa_is_zero(mm->vmas[0])) return;
+  ma_state mas{mm, mm->vmas, mm->mt_entries};
+  free_pgtables(&mas, mm->vmas[0], FIRST_USER_ADDRESS, USER_PGTABLES_CEILING, true, g_teardown_variant);
 }

@@ -5,11 +5,11 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/free_pgtables.hpp"
+#include "model/page_tables.hpp"
 #include "model/rwsem.hpp"
 #include "proofs/batch_state.hpp"
 
 constexpr int MAX_VMAS = SNAPSHOT_MAX_VMAS;
-enum pgtables_state { PT_PRESENT = 1, PT_FREED = 2 };
 
 struct address_space {
   const char* name;            // "A": traces say "mapping A"
@@ -17,17 +17,20 @@ struct address_space {
   // i_mmap, the interval tree of VMAs mapping this file, as a set of VMA ids (bit i = vma i):
   // one instrumented word, so that an insertion or removal is one load and one store.
   rl::var<unsigned> i_mmap;
-  // i_mmap_writable is an atomic_t in the kernel; every update happens under i_mmap_rwsem for
-  // write, so the model makes it a plain shared variable and lets the race detector check that.
-  rl::var<int> i_mmap_writable;
+  // i_mmap_writable (atomic_t): raised by __vma_link_file and dropped by __remove_shared_vm_struct
+  // under the write lock, and also raised and dropped without it by mmap_region's
+  // mapping_map_writable / mapping_unmap_writable around the mapping of a shared writable VMA.
+  rl::atomic<int> i_mmap_writable;
   int id;
-  // Ghost mirrors of the two above (checker bookkeeping, updated with every store).
+  // Ghost mirrors of the two above (checker bookkeeping, updated with every store), and the
+  // mmap_region calls holding mapping_map_writable right now.
   unsigned ghost_i_mmap = 0;
   int ghost_i_mmap_writable = 0;
+  int ghost_map_writable_holds = 0;
 
   address_space(const char* n, int ident, rw_semaphore* sem) : name(n), i_mmap_rwsem(sem), id(ident) {
     i_mmap($) = 0u;
-    i_mmap_writable($) = 0;
+    i_mmap_writable.store(0, rl::memory_order_relaxed);
     trace_name(&i_mmap, "i_mmap of %s", n);
     trace_name(&i_mmap_writable, "i_mmap_writable of %s", n);
   }
@@ -44,24 +47,32 @@ struct mm_struct;
 struct vm_area_struct {
   int id = -1;  // index in the scenario's VMA table; traces say "vma N"
   unsigned long vm_start = 0, vm_end = 0;
+  unsigned long vm_pgoff = 0;    // file offset of vm_start, in pages
   file* vm_file = nullptr;       // NULL: anonymous
   bool shared_maywrite = false;  // VM_SHARED | VM_MAYWRITE: counted in i_mmap_writable
   bool hugetlb = false;
+  bool anon_vma = false;         // a MAP_PRIVATE mapping written to (khugepaged skips it)
   mm_struct* vm_mm = nullptr;
-  // Ghost state of the VMA's page tables: freed by free_pgd_range, touched by rmap walkers.
-  // Atomic (relaxed) so that touching freed tables is reported as a use-after-free, not as a
-  // race on the ghost variable itself.
-  rl::atomic<int> pgtables;
-  vm_area_struct() { pgtables.store(PT_PRESENT, rl::memory_order_relaxed); }
 };
+
+// XA_ZERO_ENTRY (include/linux/xarray.h): the marker a failed dup_mmap stores in the child's
+// maple tree where duplication stopped. The kernel's is the non-pointer 0x406; the model's is
+// an object whose every per-VMA use is checked, so following it is reported, not a crash.
+extern vm_area_struct g_xa_zero_entry;
+inline bool xa_is_zero(const vm_area_struct* entry) { return entry == &g_xa_zero_entry; }
 
 // Every VMA of the scenario by id, so that a walker can go from the tree to the VMA.
 extern vm_area_struct* g_vma_by_id[MAX_VMAS];
 
 struct mm_struct {
+  explicit mm_struct(const char* n = "") : name(n) {}
   const char* name;
-  vm_area_struct* vmas[MAX_VMAS];  // in address order (the maple tree)
-  int nr = 0;
+  // The maple tree, in address order: the mm's own VMAs vmas[0, nr), then, after a failed
+  // dup_mmap only, XA_ZERO_ENTRY and the parent's VMAs that were never duplicated.
+  vm_area_struct* vmas[MAX_VMAS];
+  int nr = 0, mt_entries = 0;
+  mm_pgtables pgtables;
+  bool exiting = false;  // mm_users has dropped to 0 (hpage_collapse_test_exit)
   // Ghost record of the teardown, for the checks and for the Z3 specs (proofs/batch_state.hpp).
   int added[MAX_VMAS] = {}, removed[MAX_VMAS] = {};
   int batch_round_trips = 0;  // i_mmap_lock_write by unlink_file_vma_batch_process
@@ -86,6 +97,7 @@ extern mm_struct* g_exiting_mm[8];
 void i_mmap_lock_write(address_space* m);
 void i_mmap_unlock_write(address_space* m);
 void i_mmap_lock_read(address_space* m);
+bool i_mmap_trylock_read(address_space* m);
 void i_mmap_unlock_read(address_space* m);
 
 // __remove_shared_vm_struct (mm/vma.c; mm/mmap.c in v6.11)
@@ -98,18 +110,22 @@ void VM_WARN_ON_ONCE_mapping(bool cond, vm_area_struct* vma);
 // The batch's ghost hook: checks DESIGN invariants 1-3 at every step and records the state.
 void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batch_event ev);
 
-// The maple-tree walk of free_pgtables, over mm->vmas.
+// The maple-tree walk of free_pgtables: over the mm's tree (exit) or over the detached VMAs of
+// a munmap (mas_detach). It also stands for the mmu_gather, which knows the mm.
 struct ma_state {
   mm_struct* mm;
-  int next = 1;
+  vm_area_struct** entries;
+  int nr;
+  int next = 1;  // free_pgtables starts at entries[0]
 };
 vm_area_struct* mas_find(ma_state* mas, unsigned long max);
 // vma_start_write (include/linux/mm.h): per-VMA lock; no page-fault threads in the model.
-inline void vma_start_write(vm_area_struct*) {}
+// It and unlink_anon_vmas are called on every VMA free_pgtables visits: both check it is one.
+void vma_start_write(vm_area_struct* vma);
 // unlink_anon_vmas (mm/rmap.c): the anon_vma side is not under test and has no file lock.
-inline void unlink_anon_vmas(vm_area_struct*) {}
-// free_pgd_range / hugetlb_free_pgd_range (mm/memory.c, mm/hugetlb.c): mark freed the page
-// tables of every VMA of the mm inside [addr, end).
+void unlink_anon_vmas(vm_area_struct* vma);
+// free_pgd_range (mm/memory.c) on the mm's tables (model/pgtable.hpp), and
+// hugetlb_free_pgd_range (include/asm-generic/hugetlb.h: free_pgd_range on x86-64).
 void free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling);
 void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor,
                             unsigned long ceiling);
@@ -120,7 +136,5 @@ extern teardown_variant g_teardown_variant;
 // exit_mmap (mm/mmap.c), the free_pgtables step only: unmap_vmas and the TLB are outside the model.
 void exit_mmap(mm_struct* mm);
 
-// rmap_walk_file (mm/rmap.c): read lock, visit every VMA in i_mmap, touch its page tables.
-void rmap_walk_file(address_space* mapping);
-// unmap_mapping_range (mm/memory.c): truncation zaps the file's pages from every mapping VMA.
-void unmap_mapping_range(address_space* mapping);
+// The page-table pages of a VMA in its mm, for walkers (model/actors.cpp).
+inline mm_pgtables* vma_pgtables(vm_area_struct* v) { return &v->vm_mm->pgtables; }

@@ -17,6 +17,7 @@ struct rw_semaphore {
   // their acquiring or releasing atomic step: no scheduling point lies between the two, so the
   // ghost record never disagrees with the count in any interleaving.
   void down_read() { __down_read(); }
+  bool down_read_trylock() { return __down_read_trylock(); }
   void up_read() { __up_read(); }
   void down_write() { __down_write(); }
   void up_write() { __up_write(); }
@@ -30,6 +31,7 @@ struct rw_semaphore {
 
  protected:
   virtual void __down_read() = 0;
+  virtual bool __down_read_trylock() = 0;
   virtual void __up_read() = 0;
   virtual void __down_write() = 0;
   virtual void __up_write() = 0;

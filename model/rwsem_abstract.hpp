@@ -23,6 +23,11 @@ struct rwsem_abstract final : rw_semaphore {
     lock.lock_shared(RL_INFO);
     rwsem_acquire_read();
   }
+  bool __down_read_trylock() override {
+    if (!lock.try_lock_shared(RL_INFO)) return false;
+    rwsem_acquire_read();
+    return true;
+  }
   void __up_read() override {
     lock.unlock_shared(RL_INFO);
     rwsem_release_read();

@@ -75,6 +75,19 @@ struct rwsem_count_model final : rw_semaphore {
     if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c);
   }
 
+  // __down_read_trylock (kernel/locking/rwsem.c)
+  bool __down_read_trylock() override {
+    long tmp = count.load(rl::memory_order_relaxed);
+    while (!(tmp & RWSEM_READ_FAILED_MASK)) {
+      if (count.compare_exchange_strong(tmp, tmp + RWSEM_READER_BIAS, rl::memory_order_acquire,
+                                        rl::memory_order_relaxed)) {
+        rwsem_acquire_read();
+        return true;
+      }
+    }
+    return false;
+  }
+
   // __up_read (kernel/locking/rwsem.c)
   void __up_read() override {
     long tmp = count.fetch_add(-RWSEM_READER_BIAS, rl::memory_order_release) - RWSEM_READER_BIAS;

@@ -8,7 +8,7 @@ struct rwsem_agrees : exit_against<rwsem_agrees, rwsem_count_model> {
       {0x7f0000010000, 0x7f0000020000, 1},  // libc r-xp
   }, {{"libc.so.6", 0}}};
 
-  static void concurrently(teardown_world<rwsem_count_model>* w) { rmap_walk_file(&w->mappings[0]); }
+  static void concurrently(teardown_world<rwsem_count_model>* w) { rmap_walk_file(&w->mappings[0], 0); }
 };
 
 // No unbatched baseline here: it adds a lock round trip of the faithful semaphore and the

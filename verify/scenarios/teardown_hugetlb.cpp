@@ -9,7 +9,7 @@ struct teardown_hugetlb : exit_against<teardown_hugetlb> {
       {0x7f0000400000, 0x7f0000410000, 1},               // libc r-xp
   }, {{"libc.so.6", 0}, {"/dev/hugepages/buf", 1}}};
 
-  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[0]); }
+  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[0], 0); }
 };
 
 VMAVERIFY_TEARDOWN_SCENARIO(teardown_hugetlb, "teardown_hugetlb",

@@ -10,7 +10,7 @@ struct teardown_two_files : exit_against<teardown_two_files> {
       {0x7f0000030000, 0x7f0000040000, 2},  // libz r-xp
   }, {{"libm.so.6", 0}, {"libz.so.1", 1}}};
 
-  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[1]); }
+  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[1], 0); }
 };
 
 VMAVERIFY_TEARDOWN_SCENARIO(teardown_two_files, "teardown_two_files",

@@ -13,7 +13,7 @@ struct teardown_vs_rmap_walk : exit_against<teardown_vs_rmap_walk> {
       {0x7f000021b000, 0x7f0000228000, 0},  // bss, anonymous
   }, {{"libc.so.6", 0}}};
 
-  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[0]); }
+  static void concurrently(teardown_world<rwsem_abstract>* w) { rmap_walk_file(&w->mappings[0], 0x30); }  // a page of the text
 };
 
 VMAVERIFY_TEARDOWN_SCENARIO(teardown_vs_rmap_walk, "teardown_vs_rmap_walk",

@@ -1,0 +1,61 @@
+// The page tables of one mm under the model checker, at table-page granularity: every PUD, PMD
+// and PTE table page that some VMA of the layout needs, each with one instrumented state word.
+// Neighbouring VMAs share table pages exactly as in the kernel (a PTE table maps 2 MiB, a PMD
+// table 1 GiB, a PUD table 512 GiB), so a wrong floor, ceiling or gather bound frees a table a
+// live VMA still uses, and a walker that reaches it through i_mmap reports a use-after-free.
+//
+// Simplified: the entry that points to a table and the table page itself share one state word.
+// Clearing the entry and freeing the page are adjacent in free_p*_range with nothing a walker
+// could synchronise on in between, so one step models both; a walker reads the word twice (the
+// entry, then the page it dereferences), so the window between the two reads is explored.
+// The teardown reads its own entries (pXd_none_or_clear_bad) from a ghost mirror, not as a
+// scheduling point: only khugepaged writes them too, and a retraction between that read and
+// the free is still seen, as a double free, at the free's exchange or at khugepaged's.
+#pragma once
+#include "model/check.hpp"
+#include "model/pgtable.hpp"
+
+enum table_state {
+  PT_PRESENT = 1,    // the entry points to the table
+  PT_FREED = 2,      // free_p*_range cleared the entry and freed the page (no RCU delay)
+  PT_RETRACTED = 3,  // khugepaged cleared the pmd and freed the table with pte_free_defer (RCU)
+};
+
+struct table_page {
+  pt_level level;
+  unsigned long base;
+  rl::atomic<int> state;
+  int ghost_state;  // mirror of state, written in the same step as every store to it
+  // The PTEs of a PTE table, as one word: zapping writes the table page (ptep_get_and_clear).
+  rl::atomic<int> ptes;
+};
+
+constexpr int MAX_TABLE_PAGES = 12;
+
+struct mm_pgtables {
+  const char* owner = "";  // the process, for messages
+  table_page pages[MAX_TABLE_PAGES];
+  int n = 0;
+
+  // Set-up, outside the exploration: allocate every table page [start, end) needs. A hugetlb
+  // VMA of 2 MiB pages is mapped by PMD entries and has no PTE tables.
+  void populate(unsigned long start, unsigned long end, bool hugetlb);
+  // The table page of this level covering addr, or null (the entry pointing to it is none).
+  // The set of pages is fixed at set-up, so this lookup is plain.
+  table_page* find(pt_level l, unsigned long addr);
+  // check_mm's "non-zero pgtables_bytes" test: every table page of a torn-down mm is freed.
+  int first_unfreed() const;
+};
+
+// pXd_none_or_clear_bad (include/linux/pgtable.h) and pXd_clear + pXX_free_tlb, for the
+// generic free_pgd_range of model/pgtable.hpp. Freeing a table that is not PT_PRESENT at the
+// moment of the free is a double free.
+bool none_or_clear_bad(mm_pgtables* pt, pt_level l, unsigned long addr);
+void free_table(mm_pgtables* pt, pt_level l, unsigned long addr);
+
+// page_vma_mapped_walk's descent (mm/page_vma_mapped.c): pgd -> PUD table -> PMD table -> PTE
+// table for one address. Returns the PTE table, or null where an entry is none. Dereferencing a
+// table that free_pgd_range has freed since its entry was read is a use-after-free.
+table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id);
+// zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table.
+void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id);
