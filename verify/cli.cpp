@@ -23,7 +23,7 @@ int usage_error(const std::string& message) {
 std::string shown(const std::string& value) {
   const size_t most = 80;
   std::string cut = value.size() > most ? value.substr(0, most) + "..." : value;
-  return Json(cut).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return json_line(Json(cut));
 }
 
 CLI::Option* only_known(CLI::Option* opt, const std::string& what, std::function<bool(const std::string&)> known,
