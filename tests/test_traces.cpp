@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include "model/mutants.hpp"
 #include "verify/all.hpp"
-#include "verify/json_read.hpp"
 #include "verify/junit.hpp"
 #include "verify/scenario.hpp"
 #include "verify/trace.hpp"
@@ -49,37 +49,37 @@ TEST_P(MutantTrace, SavedTraceReplaysToSameFailureAndStep) {
 INSTANTIATE_TEST_SUITE_P(All, MutantTrace, testing::ValuesIn(mutant_names()),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
-// The documented schema (README, "Trace files"): required fields and their types.
-static void expect_schema(const JsonValue& v) {
-  ASSERT_EQ(v.type, JsonValue::Object);
-  EXPECT_EQ(v["schema"].s, "vmaverify-trace/1");
+// The documented schema (README, "Counterexample traces"): required fields and their types.
+static void expect_schema(const nlohmann::json& v) {
+  ASSERT_TRUE(v.is_object());
+  EXPECT_EQ(v.at("schema"), "vmaverify-trace/1");
   for (const char* k : {"scenario", "mutant", "variant", "search", "state", "result", "kind", "message"})
-    EXPECT_EQ(v[k].type, JsonValue::String) << k;
-  EXPECT_EQ(v["failing_step"].type, JsonValue::Number);
-  ASSERT_EQ(v["events"].type, JsonValue::Array);
+    EXPECT_TRUE(v.at(k).is_string()) << k;
+  EXPECT_TRUE(v.at("failing_step").is_number_integer());
+  ASSERT_TRUE(v.at("events").is_array());
+  ASSERT_FALSE(v.at("events").empty());
   int failing = 0;
-  for (const JsonValue& e : v["events"].a) {
-    for (const char* k : {"step", "thread"}) EXPECT_EQ(e[k].type, JsonValue::Number) << k;
+  for (const nlohmann::json& e : v.at("events")) {
+    for (const char* k : {"step", "thread"}) EXPECT_TRUE(e.at(k).is_number_integer()) << k;
     for (const char* k : {"function", "object", "operation", "value", "order", "source"})
-      EXPECT_EQ(e[k].type, JsonValue::String) << k;
-    EXPECT_EQ(e["failing"].type, JsonValue::Bool);
-    failing += e["failing"].b;
-    EXPECT_EQ(e["source"].s.find("/work"), std::string::npos) << "machine path in trace";
+      EXPECT_TRUE(e.at(k).is_string()) << k;
+    ASSERT_TRUE(e.at("failing").is_boolean());
+    failing += e.at("failing").get<bool>();
+    EXPECT_EQ(e.at("source").get<std::string>().find("/work"), std::string::npos) << "machine path in trace";
   }
   EXPECT_EQ(failing, 1);
-  EXPECT_EQ(v["events"].a.back()["step"].n, v["failing_step"].n);
+  EXPECT_TRUE(v.at("events").back().at("failing").get<bool>());
+  EXPECT_EQ(v.at("events").back().at("step"), v.at("failing_step"));
 }
 
 TEST(Trace, JsonFollowsSchemaAndNamesObjects) {
   RunOptions o;
   o.mutant = "final_after_free_pgd_range";
   RunResult r = run_scenario(*find_scenario("teardown_vs_rmap_walk"), o, false);
-  JsonValue v;
-  std::string err;
-  ASSERT_TRUE(json_parse(trace_json(r), &v, &err)) << err;
+  const nlohmann::json v = nlohmann::json::parse(trace_json(r));
   expect_schema(v);
   bool named = false;
-  for (const JsonValue& e : v["events"].a) named |= e["object"].s.rfind("page tables of vma", 0) == 0;
+  for (const nlohmann::json& e : v.at("events")) named |= e.at("object").get<std::string>().rfind("page tables of vma", 0) == 0;
   EXPECT_TRUE(named);
   EXPECT_NE(trace_text(r).find("rmap walker touched page tables of vma"), std::string::npos);
 }

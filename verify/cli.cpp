@@ -1,8 +1,9 @@
 #include "verify/cli.hpp"
 
 #include <cstdio>
-#include <iostream>
-#include "verify/json.hpp"
+#include <exception>
+#include <CLI/CLI.hpp>
+#include "verify/json_out.hpp"
 
 static std::vector<Command>& commands() {
   static std::vector<Command> list;
@@ -11,69 +12,76 @@ static std::vector<Command>& commands() {
 CommandRegistrar::CommandRegistrar(Command c) { commands().push_back(c); }
 const std::vector<Command>& all_commands() { return commands(); }
 
-bool parse_args(const std::vector<std::string>& in, const std::set<std::string>& value_flags,
-                const std::set<std::string>& bool_flags, Args* out, std::string* err) {
-  for (size_t i = 0; i < in.size(); i++) {
-    const std::string& a = in[i];
-    if (a.size() < 2 || a.compare(0, 2, "--") != 0) {
-      out->positional.push_back(a);
-      continue;
-    }
-    std::string name = a, value;
-    bool inline_value = false;
-    size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      inline_value = true;
-    }
-    if (value_flags.count(name)) {
-      if (!inline_value) {
-        if (i + 1 >= in.size()) {
-          *err = "flag " + name + " needs a value";
-          return false;
-        }
-        value = in[++i];
-      }
-      out->values[name] = value;
-    } else if (bool_flags.count(name) && !inline_value) {
-      out->switches.insert(name);
-    } else {
-      *err = "unknown flag '" + a + "'";
-      return false;
-    }
-  }
-  return true;
-}
-
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "vmaverify: %s\n", message.c_str());
+  std::string line = message;
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';  // the contract is one line, whatever the message quotes
+  std::fprintf(stderr, "vmaverify: %s\n", line.c_str());
   return EXIT_USAGE;
 }
 
-int exit_status(const RunResult& r) {
-  if (r.result == "verified" || r.result == "proved") return EXIT_VERIFIED;
-  if (r.result == "incomplete") return EXIT_INCOMPLETE;
-  return EXIT_COUNTEREXAMPLE;
+std::string shown(const std::string& value) {
+  const size_t most = 80;
+  std::string cut = value.size() > most ? value.substr(0, most) + "..." : value;
+  return json_line(Json(cut));
 }
 
-std::string result_text(const RunResult& r) {
-  char figures[96];
-  std::snprintf(figures, sizeof figures, "%llu iterations, %.2f s", (unsigned long long)r.iterations, r.seconds);
-  std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") +
-                  (r.variant == "unbatched" ? " [unbatched baseline]" : "") + " (" + r.search +
-                  "): " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
-  for (const auto& kv : r.stats) s += ", " + kv.first + "=" + std::to_string(kv.second);
-  if (!r.message.empty()) s += "\n  " + r.message;
+CLI::Option* only_known(CLI::Option* opt, const std::string& what, std::function<bool(const std::string&)> known,
+                        const std::string& hint) {
+  return opt->check(CLI::Validator(
+      [what, known, hint](std::string& v) {
+        return known(v) ? std::string() : "unknown " + what + " " + shown(v) + " (" + hint + ")";
+      },
+      "", what));
+}
+
+static std::string command_names() {
+  std::string s;
+  for (const Command& c : all_commands()) s += (s.empty() ? "" : ", ") + std::string(c.name);
   return s;
 }
 
-std::string result_json(const RunResult& r) {
-  JsonObject o;
-  o.str("scenario", r.scenario).str("mutant", r.mutant).str("variant", r.variant).str("search", r.search);
-  o.str("result", r.result);
-  o.str("kind", r.kind).str("message", r.message).num("iterations", (long long)r.iterations).num("seconds", r.seconds);
-  for (const auto& kv : r.stats) o.num(kv.first, (long long)kv.second);
-  if (!r.violated_spec.empty()) o.str("spec", r.violated_spec);
-  return o.done();
+// A parse error as one line, naming the command it belongs to and, through CLI11, the option.
+static int parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, const char* const* argv) {
+  const auto chosen = app.get_subcommands();
+  if (!chosen.empty()) return usage_error(chosen[0]->get_name() + ": " + e.what());
+  // No command was recognised: say what stood where the command should be.
+  if (argc < 2) return usage_error("a command is required: " + command_names() + " (see vmaverify --help)");
+  const std::string first = argv[1];
+  if (!first.empty() && first[0] == '-')
+    return usage_error("unknown option " + shown(first) + " before the command (see vmaverify --help)");
+  return usage_error("unknown command " + shown(first) + "; commands: " + command_names());
+}
+
+int run_command_line(int argc, const char* const* argv) {
+  CLI::App app("Model-checked verification of batched unlink_file_vma and i_mmap_rwsem.", "vmaverify");
+  app.footer("Exit status: 0 verified/proved, 1 counterexample (or refuted), 2 bad usage or bad input,\n"
+             "3 incomplete (a budget ran out). `vmaverify COMMAND --help` shows a command's options.");
+  app.require_subcommand(1);
+  std::vector<std::pair<const CLI::App*, CommandRun>> runs;
+  for (const Command& c : all_commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    runs.emplace_back(sub, c.define(*sub));
+  }
+  const CLI::App* help = app.add_subcommand("help", "The same as --help.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // the help of the command given, or of vmaverify; exit 0
+  } catch (const CLI::ParseError& e) {
+    return parse_error(app, e, argc, argv);
+  }
+  if (help->parsed()) {
+    std::printf("%s", app.get_formatter()->make_help(&app, "vmaverify", CLI::AppFormatMode::Normal).c_str());
+    return EXIT_VERIFIED;
+  }
+  for (const auto& r : runs) {
+    if (!r.first->parsed()) continue;
+    try {
+      return r.second();
+    } catch (const std::exception& e) {
+      return usage_error(r.first->get_name() + ": " + e.what());
+    }
+  }
+  return usage_error("a command is required: " + command_names());
 }

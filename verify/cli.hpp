@@ -1,45 +1,41 @@
-// The vmaverify command line: each subcommand is one file that registers itself.
+// The vmaverify command line (CLI11): each subcommand is one file that registers itself.
 #pragma once
-#include <map>
-#include <set>
+#include <functional>
 #include <string>
 #include <vector>
-#include "verify/result.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 // Exit statuses of the command-line contract.
 enum ExitStatus { EXIT_VERIFIED = 0, EXIT_COUNTEREXAMPLE = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
 
+// What a command does once its arguments are parsed: returns the exit status.
+using CommandRun = std::function<int()>;
+
 struct Command {
   const char* name;
-  const char* usage;
-  int (*run)(const std::vector<std::string>& args);
+  const char* description;  // one line, shown by --help
+  // Declare the command's positionals and options on its CLI11 subcommand; the returned
+  // function reads what they were bound to.
+  CommandRun (*define)(CLI::App& cmd);
 };
 struct CommandRegistrar {
   explicit CommandRegistrar(Command c);
 };
 const std::vector<Command>& all_commands();
 
-// Parsed arguments: flags that take a value, boolean flags, and the rest.
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> values;
-  std::set<std::string> switches;
-  bool has(const std::string& f) const { return switches.count(f) || values.count(f); }
-  std::string get(const std::string& f, const std::string& dflt = "") const {
-    auto it = values.find(f);
-    return it == values.end() ? dflt : it->second;
-  }
-};
-// False with *err naming the offending argument when a flag is unknown or lacks its value.
-bool parse_args(const std::vector<std::string>& in, const std::set<std::string>& value_flags,
-                const std::set<std::string>& bool_flags, Args* out, std::string* err);
+// Parse argv and run the command it names. Usage errors are one line on stderr, exit 2;
+// `--help` (top level or after a command) prints to stdout, exit 0.
+int run_command_line(int argc, const char* const* argv);
 
-// "vmaverify: MESSAGE" on stderr; returns EXIT_USAGE.
+// Accept only values `known` says exist; otherwise the error `unknown WHAT "VALUE" (HINT)`.
+CLI::Option* only_known(CLI::Option* opt, const std::string& what, std::function<bool(const std::string&)> known,
+                        const std::string& hint = "see vmaverify list");
+
+// "vmaverify: MESSAGE" on stderr, on one line; returns EXIT_USAGE.
 int usage_error(const std::string& message);
-
-// Exit status of one exploration result.
-int exit_status(const RunResult& r);
-
-// One line of text, or one JSON object, per result.
-std::string result_text(const RunResult& r);
-std::string result_json(const RunResult& r);
+// VALUE quoted and escaped as a JSON string, shortened: for echoing untrusted input in one line.
+std::string shown(const std::string& value);

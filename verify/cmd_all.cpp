@@ -1,10 +1,13 @@
 // vmaverify all: every scenario, every mutant against its scenario, every proof.
 #include <sys/stat.h>
 #include <cstdio>
+#include <memory>
+#include <CLI/CLI.hpp>
 #include "verify/all.hpp"
 #include "verify/cli.hpp"
-#include "verify/json.hpp"
+#include "verify/json_out.hpp"
 #include "verify/junit.hpp"
+#include "verify/result_output.hpp"
 #include "verify/trace.hpp"
 
 static std::string sanitize(std::string s) {
@@ -13,13 +16,15 @@ static std::string sanitize(std::string s) {
   return s;
 }
 
-static int cmd_all(const std::vector<std::string>& in) {
-  Args a;
+struct AllArgs {
+  std::string junit, traces = "vmaverify-traces";
+  bool json = false, quiet = false;
+};
+
+static int all(const AllArgs& a) {
+  const bool json = a.json, quiet = a.quiet;
+  const std::string& trace_dir = a.traces;
   std::string err;
-  if (!parse_args(in, {"--junit", "--traces"}, {"--json", "--quiet"}, &a, &err)) return usage_error("all: " + err);
-  if (!a.positional.empty()) return usage_error("all: unexpected argument '" + a.positional[0] + "'");
-  const bool json = a.has("--json"), quiet = a.has("--quiet");
-  const std::string trace_dir = a.get("--traces", "vmaverify-traces");
   int unexpected = 0, incomplete = 0, total = 0;
   std::vector<Outcome> outcomes;
   run_all_checks(!quiet, [&](const Outcome& o) {
@@ -36,11 +41,7 @@ static int cmd_all(const std::vector<std::string>& in) {
       }
     }
     if (json) {
-      std::string j = result_json(o.r);
-      j.pop_back();
-      j += ", \"expected\": " + json_quote(o.expected) + ", \"as_expected\": " + (o.as_expected ? "true" : "false");
-      if (!trace_file.empty()) j += ", \"trace\": " + json_quote(trace_file);
-      std::printf("%s}\n", j.c_str());
+      std::printf("%s\n", json_line(outcome_json(o, trace_file)).c_str());
     } else {
       std::printf("%s %s\n", o.as_expected ? "ok  " : "FAIL", result_text(o.r).c_str());
       if (!o.as_expected) std::printf("  expected %s%s\n", o.expected.c_str(),
@@ -48,10 +49,23 @@ static int cmd_all(const std::vector<std::string>& in) {
     }
     std::fflush(stdout);
   });
-  if (a.has("--junit") && !write_junit(a.get("--junit"), outcomes, &err)) return usage_error("all: " + err);
+  if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("all: " + err);
   if (!json) std::printf("%d checked, %d as expected, %d unexpected, %d incomplete\n", total,
                          total - unexpected - incomplete, unexpected, incomplete);
   return unexpected ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
 }
 
-static CommandRegistrar reg({"all", "all [--junit FILE] [--traces DIR] [--json] [--quiet]", &cmd_all});
+static CommandRun define_all(CLI::App& cmd) {
+  auto a = std::make_shared<AllArgs>();
+  cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario, baseline, mutant and spec")
+      ->type_name("FILE");
+  cmd.add_option("--traces", a->traces, "directory for the traces of unexpected failures")
+      ->type_name("DIR")
+      ->capture_default_str();
+  cmd.add_flag("--json", a->json, "print one JSON object per check: run's fields plus expected,\nas_expected and trace");
+  cmd.add_flag("--quiet", a->quiet, "no progress of long searches on stderr");
+  return [a] { return all(*a); };
+}
+
+static CommandRegistrar reg({"all", "Every scenario, baseline, mutant and proof; exit 0 only if all are as expected.",
+                             &define_all});

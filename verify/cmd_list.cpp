@@ -1,29 +1,26 @@
 // vmaverify list: the scenarios and mutants.
 #include <cstdio>
+#include <memory>
+#include <CLI/CLI.hpp>
 #include "model/mutants.hpp"
 #include "verify/cli.hpp"
-#include "verify/json.hpp"
+#include "verify/json_out.hpp"
 #include "verify/scenario.hpp"
 
-static int cmd_list(const std::vector<std::string>& in) {
-  Args a;
-  std::string err;
-  if (!parse_args(in, {}, {"--json"}, &a, &err)) return usage_error("list: " + err);
-  if (!a.positional.empty()) return usage_error("list: unexpected argument '" + a.positional[0] + "'");
-  if (a.has("--json")) {
-    std::string s = "{\"scenarios\": [", m;
-    for (const Scenario& x : all_scenarios())
-      s += (s.back() == '[' ? "" : ", ") +
-           JsonObject().str("name", x.name).str("description", x.description).str("search", x.search).done();
-    s += "], \"mutants\": [";
-    for (const MutantInfo& x : all_mutants())
-      s += (s.back() == '[' ? "" : ", ") + JsonObject()
-                                               .str("name", x.name)
-                                               .str("description", x.description)
-                                               .str("caught_by", x.caught_by)
-                                               .str("kind", x.kind)
-                                               .done();
-    std::printf("%s]}\n", s.c_str());
+// Schema: {"scenarios": [{name, description, search}], "mutants": [{name, description, caught_by, kind}]}.
+static Json list_json() {
+  Json j = {{"scenarios", Json::array()}, {"mutants", Json::array()}};
+  for (const Scenario& x : all_scenarios())
+    j["scenarios"].push_back({{"name", x.name}, {"description", x.description}, {"search", x.search}});
+  for (const MutantInfo& x : all_mutants())
+    j["mutants"].push_back(
+        {{"name", x.name}, {"description", x.description}, {"caught_by", x.caught_by}, {"kind", x.kind}});
+  return j;
+}
+
+static int list(bool json) {
+  if (json) {
+    std::printf("%s\n", json_line(list_json()).c_str());
     return EXIT_VERIFIED;
   }
   std::printf("scenarios:\n");
@@ -35,4 +32,11 @@ static int cmd_list(const std::vector<std::string>& in) {
   return EXIT_VERIFIED;
 }
 
-static CommandRegistrar reg({"list", "list [--json]", &cmd_list});
+static CommandRun define_list(CLI::App& cmd) {
+  auto json = std::make_shared<bool>(false);
+  cmd.add_flag("--json", *json, "print one JSON object: {scenarios: [...], mutants: [...]}");
+  return [json] { return list(*json); };
+}
+
+static CommandRegistrar reg({"list", "The scenarios with their search, the mutants with the scenario that catches each.",
+                             &define_list});

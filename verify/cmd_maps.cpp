@@ -1,6 +1,9 @@
 // vmaverify maps: lock round trips of real process layouts, batched vs unbatched.
 #include <cstdio>
+#include <memory>
+#include <CLI/CLI.hpp>
 #include "verify/cli.hpp"
+#include "verify/json_out.hpp"
 #include "verify/maps.hpp"
 
 // Bad input names the input: "vmaverify maps: FILE:LINE: ..." or "vmaverify maps: cannot open FILE: ...".
@@ -9,24 +12,25 @@ static int input_error(const std::string& message) {
   return EXIT_USAGE;
 }
 
-static int cmd_maps(const std::vector<std::string>& in) {
-  Args a;
-  std::string err;
-  if (!parse_args(in, {}, {"--json", "--all-processes"}, &a, &err)) return usage_error("maps: " + err);
-  const bool all = a.has("--all-processes");
-  if (a.positional.empty() && !all) return usage_error("maps: expected FILE... or --all-processes");
+struct MapsArgs {
+  std::vector<std::string> files;
+  bool all_processes = false, json = false;
+};
+
+static int maps(const MapsArgs& a) {
+  if (a.files.empty() && !a.all_processes) return usage_error("maps: expected FILE... or --all-processes");
   MapsReport r;
-  std::string text;
+  std::string text, err;
   Layout layout;
-  for (const std::string& f : a.positional) {
+  for (const std::string& f : a.files) {
     if (!read_text_file(f, &text, &err) || !parse_maps(text, f, &layout, &err)) return input_error(err);
     analyze(layout, &r);
   }
-  if (all && !analyze_all_processes("/proc", &r, &err)) return input_error(err);
-  if (a.has("--json"))
-    std::printf("%s\n", report_json(r).c_str());
+  if (a.all_processes && !analyze_all_processes("/proc", &r, &err)) return input_error(err);
+  if (a.json)
+    std::printf("%s\n", json_line(report_json(r)).c_str());
   else
-    std::printf("%s", report_text(r, all).c_str());
+    std::printf("%s", report_text(r, a.all_processes).c_str());
   // Exactly once: both teardowns must remove every file VMA from its tree once (DESIGN.md, 3).
   if (r.batched.removed != r.file_vmas || r.unbatched.removed != r.file_vmas) {
     std::fprintf(stderr, "vmaverify maps: %ld file VMAs, but %ld removed batched and %ld unbatched\n", r.file_vmas,
@@ -36,4 +40,13 @@ static int cmd_maps(const std::vector<std::string>& in) {
   return EXIT_VERIFIED;
 }
 
-static CommandRegistrar reg({"maps", "maps [FILE...] [--all-processes] [--json]", &cmd_maps});
+static CommandRun define_maps(CLI::App& cmd) {
+  auto a = std::make_shared<MapsArgs>();
+  cmd.add_option("FILE", a->files, "/proc/PID/maps files (or copies of them), one layout each")->type_name("");
+  cmd.add_flag("--all-processes", a->all_processes, "also every process in /proc (skipping those that vanish or deny access)");
+  cmd.add_flag("--json", a->json, "print one JSON object: counts, lock acquisitions, batch-size histogram");
+  return [a] { return maps(*a); };
+}
+
+static CommandRegistrar reg({"maps", "Write-lock round trips of real /proc/PID/maps layouts, batched vs unbatched.",
+                             &define_maps});

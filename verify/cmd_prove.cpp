@@ -2,10 +2,12 @@
 // Also the "proofs" group of vmaverify all.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <CLI/CLI.hpp>
 #include "proofs/prover.hpp"
 #include "verify/all.hpp"
 #include "verify/cli.hpp"
-#include "verify/json.hpp"
+#include "verify/json_out.hpp"
 
 static std::string kind_of(const ProofResult& r) {
   if (r.result == "refuted") return "invariant";
@@ -13,19 +15,11 @@ static std::string kind_of(const ProofResult& r) {
   return "";
 }
 
-static std::string proof_json(const ProofResult& r) {
-  return JsonObject()
-      .str("scenario", r.spec)
-      .str("spec", r.spec)
-      .str("mutant", r.mutant)
-      .str("search", r.method)
-      .str("result", r.result)
-      .str("kind", kind_of(r))
-      .str("message", r.message)
-      .str("counterexample", r.counterexample)
-      .num("iterations", 0LL)
-      .num("seconds", r.seconds)
-      .done();
+static Json proof_json(const ProofResult& r) {
+  return {{"scenario", r.spec},       {"spec", r.spec},       {"mutant", r.mutant},
+          {"search", r.method},       {"result", r.result},   {"kind", kind_of(r)},
+          {"message", r.message},     {"counterexample", r.counterexample},
+          {"iterations", 0},          {"seconds", r.seconds}};
 }
 
 static std::string indented(const std::string& text) {
@@ -47,35 +41,60 @@ static void print_proof(const ProofResult& r) {
   if (!r.counterexample.empty()) std::printf("%s", indented(r.counterexample).c_str());
 }
 
-static int cmd_prove(const std::vector<std::string>& in) {
-  Args a;
-  std::string err;
-  if (!parse_args(in, {"--mutant"}, {"--json"}, &a, &err)) return usage_error("prove: " + err);
-  const std::string mutant = a.get("--mutant", "none");
-  std::vector<std::string> names = batch_mutant_names();
-  if (mutant != "none" && std::find(names.begin(), names.end(), mutant) == names.end())
-    return usage_error("prove: unknown batch mutant '" + mutant + "'");
-  const bool all_defaults = a.positional.empty();
-  const std::vector<std::string> files = all_defaults ? default_spec_files() : a.positional;
+struct ProveArgs {
+  std::vector<std::string> files;
+  std::string mutant = "none";
+  bool json = false;
+};
+
+static int prove(const ProveArgs& a) {
+  const std::vector<std::string> names = batch_mutant_names();
+  const bool all_defaults = a.files.empty();
+  const std::vector<std::string> files = all_defaults ? default_spec_files() : a.files;
   if (files.empty()) return usage_error("prove: no spec files found");
 
   bool malformed = false, failed = false;
   auto report = [&](const ProofResult& r, const std::string& expected) {
     malformed |= r.result == "error";
     failed |= r.result != expected;
-    if (a.has("--json"))
-      std::printf("%s\n", proof_json(r).c_str());
+    if (a.json)
+      std::printf("%s\n", json_line(proof_json(r)).c_str());
     else
       print_proof(r);
     std::fflush(stdout);
   };
-  for (const ProofResult& r : prove_specs(files, mutant)) report(r, "proved");
-  if (all_defaults && mutant == "none")
+  for (const ProofResult& r : prove_specs(files, a.mutant)) report(r, "proved");
+  if (all_defaults && a.mutant == "none")
     for (const std::string& m : names) report(refute_batch_mutant(files, m), "refuted");
   return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
 }
 
-static CommandRegistrar reg({"prove", "prove [SPEC_FILE...] [--mutant NAME] [--json]", &cmd_prove});
+static bool is_batch_mutant(const std::string& name) {
+  const std::vector<std::string> names = batch_mutant_names();
+  return name == "none" || std::find(names.begin(), names.end(), name) != names.end();
+}
+
+static std::string batch_mutant_list() {
+  std::string s = "batch mutants:";
+  for (const std::string& m : batch_mutant_names()) s += " " + m;
+  return s;
+}
+
+static CommandRun define_prove(CLI::App& cmd) {
+  auto a = std::make_shared<ProveArgs>();
+  cmd.add_option("SPEC_FILE", a->files,
+                 "SMT-LIB spec files to prove. Default: every file in proofs/specs/,\n"
+                 "then every batch mutant must be refuted by them")
+      ->type_name("");
+  only_known(cmd.add_option("--mutant", a->mutant, "prove the specs on this batch mutant instead of the patch")
+                 ->type_name("NAME")
+                 ->capture_default_str(),
+             "batch mutant", &is_batch_mutant, batch_mutant_list());
+  cmd.add_flag("--json", a->json, "print one JSON object per proof");
+  return [a] { return prove(*a); };
+}
+
+static CommandRegistrar reg({"prove", "Prove the batch spec files with Z3 and refute every batch mutant.", &define_prove});
 
 static Outcome outcome_of(const ProofResult& p, const std::string& expected) {
   Outcome o;

@@ -1,33 +1,58 @@
 // vmaverify replay: re-run exactly the interleaving a trace file recorded.
 #include <cstdio>
+#include <memory>
+#include <sstream>
+#include <CLI/CLI.hpp>
 #include "model/mutants.hpp"
 #include "verify/cli.hpp"
+#include "verify/json_out.hpp"
+#include "verify/result_output.hpp"
 #include "verify/scenario.hpp"
 #include "verify/trace.hpp"
 
-static int cmd_replay(const std::vector<std::string>& in) {
-  Args a;
-  std::string err;
-  if (!parse_args(in, {}, {"--json"}, &a, &err)) return usage_error("replay: " + err);
-  if (a.positional.size() != 1) return usage_error("replay: expected one TRACE_FILE");
+// Relacy reads a saved state with no checks: "-1 -1" makes it allocate 2^64 tree nodes. Its
+// format (full_search_scheduler.hpp get_state_impl): the iteration, then for tree searches a
+// node count and (count, index, type) per node, type a sched_type (0..4); random search saves
+// the iteration only. Hand-checked here because it is Relacy's private format.
+static bool relacy_state_well_formed(const std::string& state, SearchSpec::Kind kind) {
+  std::istringstream in(state);
+  std::vector<unsigned long> v;
+  for (std::string t; in >> t;) {
+    if (t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+    v.push_back(std::stoul(t));
+  }
+  if (v.empty()) return true;  // no state: the search starts from the beginning
+  if (kind == SearchSpec::Kind::random) return v.size() == 1;
+  if (v.size() < 2 || v.size() != 2 + 3 * v[1]) return false;
+  for (size_t i = 2; i < v.size(); i += 3)
+    if (v[i + 1] >= v[i] || v[i + 2] > 4) return false;
+  return true;
+}
+
+static int replay(const std::string& file, bool json) {
   RunResult saved;
-  if (!read_trace(a.positional[0], &saved, &err)) return usage_error("replay: " + err);
+  std::string err;
+  if (!read_trace(file, &saved, &err)) return usage_error("replay: " + err);
   const Scenario* s = find_scenario(saved.scenario);
-  if (!s) return usage_error("replay: " + a.positional[0] + ": unknown scenario '" + saved.scenario + "'");
+  if (!s) return usage_error("replay: " + file + ": unknown scenario " + shown(saved.scenario));
   if (saved.mutant != "none" && !find_mutant(saved.mutant))
-    return usage_error("replay: " + a.positional[0] + ": unknown mutant '" + saved.mutant + "'");
+    return usage_error("replay: " + file + ": unknown mutant " + shown(saved.mutant));
   RunOptions o;
   o.mutant = saved.mutant;
-  if (!SearchSpec::parse(saved.search, &o.search, &err)) return usage_error("replay: " + a.positional[0] + ": " + err);
+  if (!SearchSpec::parse(saved.search, &o.search, &err))
+    return usage_error("replay: " + file + ": search " + shown(saved.search) + " is not full, bound:N or random:N");
+  if (!relacy_state_well_formed(saved.state, o.search.kind))
+    return usage_error("replay: " + file + ": state " + shown(saved.state) + " is not a Relacy search state");
   o.initial_state = saved.state;
   o.unbatched = saved.variant == "unbatched";
   o.budget = 1;  // exactly the recorded interleaving
   RunResult r = run_scenario(*s, o, true);
   bool same = r.result == "counterexample" && r.kind == saved.kind && r.failing_step == saved.failing_step;
-  if (a.has("--json")) {
-    std::string j = result_json(r);
-    j.pop_back();
-    std::printf("%s, \"failing_step\": %d, \"reproduced\": %s}\n", j.c_str(), r.failing_step, same ? "true" : "false");
+  if (json) {
+    Json j = result_json(r);
+    j["failing_step"] = r.failing_step;
+    j["reproduced"] = same;
+    std::printf("%s\n", json_line(j).c_str());
   } else {
     std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r).c_str() : "");
     std::printf("replay: %s\n", same ? "reproduced the recorded failure (same kind, same failing step)"
@@ -37,4 +62,14 @@ static int cmd_replay(const std::vector<std::string>& in) {
   return same ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
 }
 
-static CommandRegistrar reg({"replay", "replay TRACE_FILE [--json]", &cmd_replay});
+static CommandRun define_replay(CLI::App& cmd) {
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd.add_option("TRACE_FILE", *file, "a trace written by run --trace or all --traces (JSON)")
+      ->required()
+      ->type_name("");
+  cmd.add_flag("--json", *json, "print one JSON object: run's fields plus failing_step and reproduced");
+  return [file, json] { return replay(*file, *json); };
+}
+
+static CommandRegistrar reg({"replay", "Re-run exactly the interleaving a trace file recorded.", &define_replay});

@@ -1,45 +1,86 @@
 // vmaverify run: explore one scenario, on the correct model or with one mutant.
 #include <cstdio>
+#include <memory>
+#include <CLI/CLI.hpp>
 #include "model/mutants.hpp"
 #include "verify/cli.hpp"
+#include "verify/json_out.hpp"
+#include "verify/result_output.hpp"
 #include "verify/scenario.hpp"
 #include "verify/trace.hpp"
 
-static int cmd_run(const std::vector<std::string>& in) {
-  Args a;
-  std::string err;
-  if (!parse_args(in, {"--mutant", "--search", "--budget", "--trace"}, {"--json", "--quiet", "--unbatched"}, &a, &err))
-    return usage_error("run: " + err);
-  if (a.positional.size() != 1) return usage_error("run: expected one SCENARIO (see vmaverify list)");
-  const Scenario* s = find_scenario(a.positional[0]);
-  if (!s) return usage_error("run: unknown scenario '" + a.positional[0] + "' (see vmaverify list)");
+namespace {
+
+struct RunArgs {
+  std::string scenario, mutant = "none", search, trace;
+  long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  bool unbatched = false, json = false, quiet = false;
+};
+
+int run(const CLI::App& cmd, const RunArgs& a) {
+  const Scenario* s = find_scenario(a.scenario);
   RunOptions o;
-  o.mutant = a.get("--mutant", "none");
-  if (o.mutant != "none" && !find_mutant(o.mutant))
-    return usage_error("run: unknown mutant '" + o.mutant + "' (see vmaverify list)");
-  if (a.has("--search") && !SearchSpec::parse(a.get("--search"), &o.search, &err)) return usage_error("run: " + err);
-  if (a.has("--budget")) {
-    std::string b = a.get("--budget");
-    if (b.empty() || b.size() > 15 || b.find_first_not_of("0123456789") != std::string::npos || std::stoull(b) == 0)
-      return usage_error("run: bad --budget '" + b + "': expected a positive number of iterations");
-    o.budget = std::stoull(b);
-  }
-  o.progress = !a.has("--quiet");
-  o.unbatched = a.has("--unbatched");
-  RunResult r = run_scenario(*s, o, a.has("--search"));
-  if (a.has("--trace") && r.result == "counterexample") {
-    if (!write_trace(a.get("--trace"), r, &err)) return usage_error("run: " + err);
-  }
-  if (a.has("--json")) {
-    std::printf("%s\n", result_json(r).c_str());
+  o.mutant = a.mutant;
+  const bool search_given = cmd.count("--search") > 0;
+  std::string err;
+  if (search_given) SearchSpec::parse(a.search, &o.search, &err);  // validated while parsing
+  o.budget = (uint64_t)a.budget;
+  o.progress = !a.quiet;
+  o.unbatched = a.unbatched;
+  RunResult r = run_scenario(*s, o, search_given);
+  if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err))
+    return usage_error("run: " + err);
+  if (a.json) {
+    std::printf("%s\n", json_line(result_json(r)).c_str());
   } else {
     std::printf("%s\n", result_text(r).c_str());
-    if (r.result == "counterexample" && !a.has("--quiet")) std::printf("%s", trace_text(r).c_str());
+    if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r).c_str());
   }
   return exit_status(r);
 }
 
-static CommandRegistrar reg({"run",
-                             "run SCENARIO [--mutant NAME] [--search full|bound:N|random:N] [--budget N] "
-                             "[--unbatched] [--trace FILE] [--json] [--quiet]",
-                             &cmd_run});
+// The search forms are the model's (also read from scenario tables and traces): SearchSpec
+// parses them, CLI11 reports its error against the option.
+CLI::Validator search_form() {
+  return CLI::Validator(
+      [](std::string& v) {
+        SearchSpec s;
+        std::string err;
+        return SearchSpec::parse(v, &s, &err) ? std::string() : err;
+      },
+      "", "search");
+}
+
+CommandRun define_run(CLI::App& cmd) {
+  auto a = std::make_shared<RunArgs>();
+  only_known(cmd.add_option("SCENARIO", a->scenario, "the scenario to explore (see vmaverify list)")
+                 ->required()
+                 ->type_name(""),
+             "scenario", [](const std::string& n) { return find_scenario(n) != nullptr; });
+  only_known(cmd.add_option("--mutant", a->mutant, "switch one seeded bug on (see vmaverify list)")
+                 ->type_name("NAME")
+                 ->capture_default_str(),
+             "mutant", [](const std::string& n) { return n == "none" || find_mutant(n) != nullptr; });
+  cmd.add_option("--search", a->search,
+                 "full: every interleaving; bound:N: those with at most N preemptions;\n"
+                 "random:N: N random ones (never verified); N a positive integer.\n"
+                 "Default: the scenario's own (see vmaverify list)")
+      ->type_name("full|bound:N|random:N")
+      ->check(search_form());
+  cmd.add_option("--budget", a->budget,
+                 "most iterations (interleavings) to explore, an integer in [1, 10^15);\n"
+                 "if it runs out first the result is incomplete (exit 3). Default: no limit")
+      ->type_name("N")
+      ->check(CLI::Range(1LL, 999999999999999LL).description(""));
+  cmd.add_flag("--unbatched", a->unbatched, "run the pre-patch free_pgtables (one unlink_file_vma per VMA)");
+  cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
+      ->type_name("FILE");
+  cmd.add_flag("--json", a->json, "print one JSON object (schema in README)");
+  cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
+  const CLI::App* self = &cmd;
+  return [self, a] { return run(*self, *a); };
+}
+
+}  // namespace
+
+static CommandRegistrar reg({"run", "Explore one scenario under its own search or the one given.", &define_run});

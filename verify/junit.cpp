@@ -2,7 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
-#include "verify/cli.hpp"
+#include "verify/result_output.hpp"
 
 static std::string xml_escape(const std::string& s) {
   std::string o;

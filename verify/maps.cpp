@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
-#include "verify/json.hpp"
+#include "verify/json_out.hpp"
 
 namespace {
 
@@ -291,21 +291,17 @@ std::string report_text(const MapsReport& r, bool all_processes) {
   return s + b + lhist_text(r.batched.batch_histogram);
 }
 
-std::string report_json(const MapsReport& r) {
-  std::string hist = "[";
-  for (int i = 1; i <= 8; i++) hist += (i > 1 ? ", " : "") + std::to_string(r.batched.batch_histogram[i]);
-  return JsonObject()
-      .num("processes", (long long)r.processes)
-      .num("skipped", (long long)r.skipped)
-      .num("vmas", (long long)r.vmas)
-      .num("file_vmas", (long long)r.file_vmas)
-      .num("files", (long long)r.files)
-      .num("lock_acquisitions_unbatched", (long long)r.unbatched.write_locks)
-      .num("lock_acquisitions_batched", (long long)r.batched.write_locks)
-      .num("reduction", (long long)r.reduction())
-      .num("reduction_percent", r.reduction_percent())
-      .num("removed_unbatched", (long long)r.unbatched.removed)
-      .num("removed_batched", (long long)r.batched.removed)
-      .raw("histogram", hist + "]")
-      .done();
+Json report_json(const MapsReport& r) {
+  return {{"processes", r.processes},
+          {"skipped", r.skipped},
+          {"vmas", r.vmas},
+          {"file_vmas", r.file_vmas},
+          {"files", r.files},
+          {"lock_acquisitions_unbatched", r.unbatched.write_locks},
+          {"lock_acquisitions_batched", r.batched.write_locks},
+          {"reduction", r.reduction()},
+          {"reduction_percent", r.reduction_percent()},
+          {"removed_unbatched", r.unbatched.removed},
+          {"removed_batched", r.batched.removed},
+          {"histogram", std::vector<long>(r.batched.batch_histogram + 1, r.batched.batch_histogram + 9)}};
 }

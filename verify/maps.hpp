@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include <nlohmann/json_fwd.hpp>
 #include "model/mm_plain.hpp"
 
 // One line of /proc/PID/maps:
@@ -61,4 +62,4 @@ bool analyze_all_processes(const std::string& proc_root, MapsReport* r, std::str
 std::string lhist_text(const long (&histogram)[9]);
 
 std::string report_text(const MapsReport& r, bool all_processes);
-std::string report_json(const MapsReport& r);
+nlohmann::ordered_json report_json(const MapsReport& r);

@@ -11,7 +11,8 @@ struct SearchSpec {
   unsigned n = 0;  // context bound, or number of random iterations
 
   std::string str() const;
-  // "full", "bound:N" or "random:N"; false with *err set otherwise.
+  // "full", "bound:N" or "random:N"; false with *err set otherwise. Hand-written: the model's
+  // own three-form grammar, read from scenario tables and traces too; CLI11 checks --search with it.
   static bool parse(const std::string& text, SearchSpec* out, std::string* err);
 };
 

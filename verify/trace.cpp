@@ -1,14 +1,14 @@
 #include "verify/trace.hpp"
 
+#include <sys/stat.h>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include "model/trace_names.hpp"
-#include "verify/cli.hpp"
-#include "verify/json.hpp"
-#include "verify/json_read.hpp"
+#include "verify/json_out.hpp"
 
 namespace {
 
@@ -136,20 +136,16 @@ std::string trace_text(const RunResult& r) {
 }
 
 std::string trace_json(const RunResult& r) {
-  std::string events = "[";
-  for (const TraceEvent& e : r.events) {
-    JsonObject o;
-    o.num("step", (long long)e.step).num("thread", (long long)e.thread).str("function", e.function);
-    o.str("object", e.object).str("operation", e.operation).str("value", e.value).str("order", e.order);
-    o.str("source", e.source).boolean("failing", e.failing);
-    events += (events.size() > 1 ? ",\n  " : "\n  ") + o.done();
-  }
-  events += "\n]";
-  JsonObject o;
-  o.str("schema", "vmaverify-trace/1").str("scenario", r.scenario).str("mutant", r.mutant).str("variant", r.variant);
-  o.str("search", r.search).str("state", r.state).str("result", r.result).str("kind", r.kind);
-  o.str("message", r.message).num("failing_step", (long long)r.failing_step).raw("events", events);
-  return o.done() + "\n";
+  Json events = Json::array();
+  for (const TraceEvent& e : r.events)
+    events.push_back({{"step", e.step},         {"thread", e.thread}, {"function", e.function},
+                      {"object", e.object},     {"operation", e.operation}, {"value", e.value},
+                      {"order", e.order},       {"source", e.source}, {"failing", e.failing}});
+  Json j = {{"schema", kTraceSchema}, {"scenario", r.scenario}, {"mutant", r.mutant}, {"variant", r.variant},
+            {"search", r.search},     {"state", r.state},       {"result", r.result}, {"kind", r.kind},
+            {"message", r.message},   {"failing_step", r.failing_step}, {"events", events}};
+  // Indented: a trace is also read by people (and diffed).
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 bool write_trace(const std::string& file, const RunResult& r, std::string* err) {
@@ -163,32 +159,58 @@ bool write_trace(const std::string& file, const RunResult& r, std::string* err) 
   return bool(j) && bool(t);
 }
 
+namespace {
+
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string library_message(const nlohmann::json::exception& e) {
+  std::string m = e.what();
+  size_t tag_end = m.find("] ");
+  return m[0] == '[' && tag_end != std::string::npos ? m.substr(tag_end + 2) : m;
+}
+
+bool not_a_trace(const std::string& file, const std::string& why, std::string* err) {
+  *err = file + ": not a vmaverify trace (" + why + ")";
+  return false;
+}
+
+}  // namespace
+
 bool read_trace(const std::string& file, RunResult* r, std::string* err) {
-  std::ifstream in(file);
-  if (!in) {
+  std::ifstream in(file, std::ios::binary);
+  struct stat st;
+  if (!in || stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
     *err = "cannot read trace file '" + file + "'";
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  JsonValue v;
-  if (!json_parse(ss.str(), &v, err)) {
-    *err = file + ": not JSON: " + *err;
+  if (st.st_size > kMaxTraceBytes) {
+    *err = file + ": " + std::to_string((long long)st.st_size) + " bytes, larger than a trace can be (at most " +
+           std::to_string(kMaxTraceBytes) + ")";
     return false;
   }
-  for (const char* k : {"scenario", "mutant", "variant", "search", "state", "kind"}) {
-    if (!v.has(k) || v[k].type != JsonValue::String) {
-      *err = file + ": not a vmaverify trace (no string field '" + k + "')";
-      return false;
-    }
+  nlohmann::json v;
+  try {
+    v = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    *err = file + ": not JSON: byte " + std::to_string(e.byte) + ": " + library_message(e);
+    return false;
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range
+    *err = file + ": not JSON: " + library_message(e);
+    return false;
   }
-  r->scenario = v["scenario"].s;
-  r->mutant = v["mutant"].s;
-  r->variant = v["variant"].s;
-  r->search = v["search"].s;
-  r->state = v["state"].s;
-  r->kind = v["kind"].s;
-  r->message = v.has("message") ? v["message"].s : "";
-  r->failing_step = v.has("failing_step") ? (int)v["failing_step"].n : -1;
+  if (!v.is_object()) return not_a_trace(file, "not a JSON object", err);
+  auto schema = v.find("schema");
+  if (schema == v.end() || *schema != kTraceSchema)
+    return not_a_trace(file, std::string("no \"schema\": \"") + kTraceSchema + "\"", err);
+  std::string* fields[] = {&r->scenario, &r->mutant, &r->variant, &r->search, &r->state, &r->kind, &r->message};
+  const char* names[] = {"scenario", "mutant", "variant", "search", "state", "kind", "message"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    auto f = v.find(names[i]);
+    if (f == v.end() || !f->is_string()) return not_a_trace(file, std::string("no string field '") + names[i] + "'", err);
+    *fields[i] = f->get<std::string>();
+  }
+  auto step = v.find("failing_step");
+  if (step == v.end() || !step->is_number_integer() || *step < -1 || *step > INT_MAX)
+    return not_a_trace(file, "no integer field 'failing_step' in [-1, INT_MAX]", err);
+  r->failing_step = step->get<int>();
   return true;
 }

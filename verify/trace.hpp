@@ -15,7 +15,12 @@ std::vector<TraceEvent> parse_relacy_history(const std::string& output);
 std::string trace_text(const RunResult& r);
 std::string trace_json(const RunResult& r);
 
+// The schema name every trace carries; README, "Counterexample traces".
+constexpr const char* kTraceSchema = "vmaverify-trace/1";
+// Far above any trace an iteration can produce (Relacy's execution depth limit bounds the events).
+constexpr long long kMaxTraceBytes = 64LL << 20;
+
 // Write FILE (JSON, the replayable form; schema in README) and FILE.txt (the readable form).
 bool write_trace(const std::string& file, const RunResult& r, std::string* err);
-// Read what write_trace wrote.
+// Read what write_trace wrote; false with *err (naming the file and, for bad JSON, the position) otherwise.
 bool read_trace(const std::string& file, RunResult* r, std::string* err);

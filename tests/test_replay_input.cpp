@@ -1,0 +1,134 @@
+// replay reads JSON: malformed, truncated, deeply nested, oversized and ill-typed trace files
+// are exit 2 with one stderr line naming the file (and, for bad JSON, where it broke); never a crash.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <nlohmann/json.hpp>
+#include "tests/run_binary.hpp"
+
+namespace {
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  std::string path = testing::TempDir() + "vmaverify_replay_" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+// A real trace, as run --trace writes it.
+std::string real_trace() {
+  std::string path = testing::TempDir() + "vmaverify_replay_real.json";
+  BinaryRun r = run_vmaverify("run rwsem_two_writers --mutant up_write_relaxed --quiet --trace '" + path + "'");
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The trace with one field replaced.
+std::string trace_with(const std::string& key, const nlohmann::json& value) {
+  nlohmann::json j = nlohmann::json::parse(real_trace());
+  j[key] = value;
+  return j.dump();
+}
+
+BinaryRun replay(const std::string& path) { return run_vmaverify("replay '" + path + "'"); }
+
+struct BadTrace {
+  const char* name;
+  std::string content;
+  std::string says;
+};
+
+void expect_rejected(const BadTrace& t) {
+  std::string path = temp_file(t.name, t.content);
+  BinaryRun r = replay(path);
+  expect_usage_error(r, t.name);
+  EXPECT_EQ(r.err.rfind("vmaverify: replay: " + path + ": ", 0), 0u) << t.name << ": " << r.err;
+  EXPECT_NE(r.err.find(t.says), std::string::npos) << t.name << ": " << r.err;
+  EXPECT_LT(r.err.size(), 600u) << t.name;
+  std::remove(path.c_str());
+}
+
+}  // namespace
+
+TEST(ReplayInput, RealTraceReplays) {
+  std::string path = temp_file("ok.json", real_trace());
+  BinaryRun r = replay(path);
+  EXPECT_EQ(r.status, 1) << r.err;  // the counterexample again
+  EXPECT_NE(r.out.find("reproduced the recorded failure"), std::string::npos) << r.out;
+}
+
+TEST(ReplayInput, MalformedJsonGivesTheLibrarysPosition) {
+  const std::string trace = real_trace();
+  const BadTrace cases[] = {
+      {"empty", "", "not JSON: byte 1: parse error at line 1, column 1"},
+      {"word", "not json", "not JSON: byte 2: parse error at line 1, column 2"},
+      {"open_brace", "{", "not JSON: byte 2: parse error at line 1, column 2"},
+      {"second_line", "{\n  \"schema\": ,\n}", "parse error at line 2, column 13"},
+      {"truncated", trace.substr(0, trace.size() / 2), "not JSON: byte " + std::to_string(trace.size() / 2 + 1)},
+      {"trailing", trace + "x", "not JSON: byte " + std::to_string(trace.size() + 1)},
+      {"nul_byte", std::string("{\"schema\"\0: 1}", 14), "not JSON: byte 10"},
+      {"raw_newline_in_string", "{\"schema\": \"a\nb\"}", "not JSON: byte 14"},
+      {"invalid_utf8", "{\"schema\": \"\xff\"}", "not JSON: byte 13"},
+      {"bad_escape", "{\"schema\": \"\\x\"}", "not JSON: byte 14"},
+      {"lone_surrogate", "{\"schema\": \"\\ud800\"}", "not JSON: byte"},
+      {"number_overflow", "{\"failing_step\": 1e400}", "not JSON: "},
+  };
+  for (const BadTrace& t : cases) expect_rejected(t);
+}
+
+TEST(ReplayInput, DeeplyNested) {
+  const std::string open(100000, '['), close(100000, ']');
+  expect_rejected({"deep_unclosed", open, "not JSON: byte 100001: parse error at line 1, column 100001"});
+  expect_rejected({"deep_array", open + close, "not a vmaverify trace (not a JSON object)"});
+  expect_rejected({"deep_field", "{\"schema\": \"vmaverify-trace/1\", \"scenario\": " + open + close + "}",
+                   "not a vmaverify trace (no string field 'scenario')"});
+}
+
+TEST(ReplayInput, Oversized) {
+  // Larger than any trace: refused before it is read (a sparse file: no disk used).
+  std::string path = temp_file("huge.json", "");
+  ASSERT_EQ(truncate(path.c_str(), (64LL << 20) + 1), 0);
+  BinaryRun r = replay(path);
+  expect_usage_error(r, "huge");
+  EXPECT_NE(r.err.find(path + ": 67108865 bytes, larger than a trace can be"), std::string::npos) << r.err;
+  std::remove(path.c_str());
+  // Large values inside the limit: named, shortened, on one line.
+  expect_rejected({"long_scenario", trace_with("scenario", std::string(8 << 20, 'a')), "unknown scenario \"aaaa"});
+  expect_rejected({"multiline_scenario", trace_with("scenario", "x\ny"), "unknown scenario \"x\\ny\""});
+  expect_rejected({"long_mutant", trace_with("mutant", std::string(1 << 20, 'm')), "unknown mutant \"mmmm"});
+  expect_rejected({"huge_step", trace_with("failing_step", 1e30), "no integer field 'failing_step'"});
+  expect_rejected({"step_past_int", trace_with("failing_step", 1LL << 32), "no integer field 'failing_step'"});
+  expect_rejected({"huge_integer", "{\"schema\": \"vmaverify-trace/1\", \"failing_step\": 99999999999999999999999}",
+                   "not a vmaverify trace"});
+}
+
+TEST(ReplayInput, WrongShape) {
+  const BadTrace cases[] = {
+      {"array", "[]", "not a vmaverify trace (not a JSON object)"},
+      {"number", "42", "not a vmaverify trace (not a JSON object)"},
+      {"no_schema", "{}", "no \"schema\": \"vmaverify-trace/1\""},
+      {"other_schema", trace_with("schema", "vmaverify-trace/2"), "no \"schema\": \"vmaverify-trace/1\""},
+      {"scenario_number", trace_with("scenario", 5), "no string field 'scenario'"},
+      {"state_null", trace_with("state", nullptr), "no string field 'state'"},
+      {"step_string", trace_with("failing_step", "13"), "no integer field 'failing_step'"},
+      {"step_fraction", trace_with("failing_step", 1.5), "no integer field 'failing_step'"},
+      {"bad_search", trace_with("search", "depth:3"), "search \"depth:3\" is not full, bound:N or random:N"},
+      {"state_negative", trace_with("state", "-1 -1 -1"), "is not a Relacy search state"},
+      {"state_huge_count", trace_with("state", "1 4294967295"), "is not a Relacy search state"},
+      {"state_words", trace_with("state", "abc"), "is not a Relacy search state"},
+  };
+  for (const BadTrace& t : cases) expect_rejected(t);
+}
+
+TEST(ReplayInput, MissingOrUnreadableFile) {
+  BinaryRun r = replay("/nonexistent/trace.json");
+  expect_usage_error(r, "missing");
+  EXPECT_NE(r.err.find("cannot read trace file '/nonexistent/trace.json'"), std::string::npos) << r.err;
+  r = run_vmaverify("replay " + testing::TempDir());
+  expect_usage_error(r, "directory");
+  EXPECT_NE(r.err.find("cannot read trace file"), std::string::npos) << r.err;
+}

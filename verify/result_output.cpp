@@ -1,0 +1,39 @@
+#include "verify/result_output.hpp"
+
+#include <cstdio>
+#include "verify/cli.hpp"
+#include "verify/json_out.hpp"
+
+int exit_status(const RunResult& r) {
+  if (r.result == "verified" || r.result == "proved") return EXIT_VERIFIED;
+  if (r.result == "incomplete") return EXIT_INCOMPLETE;
+  return EXIT_COUNTEREXAMPLE;
+}
+
+std::string result_text(const RunResult& r) {
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "%llu iterations, %.2f s", (unsigned long long)r.iterations, r.seconds);
+  std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") +
+                  (r.variant == "unbatched" ? " [unbatched baseline]" : "") + " (" + r.search +
+                  "): " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
+  for (const auto& kv : r.stats) s += ", " + kv.first + "=" + std::to_string(kv.second);
+  if (!r.message.empty()) s += "\n  " + r.message;
+  return s;
+}
+
+Json result_json(const RunResult& r) {
+  Json o = {{"scenario", r.scenario}, {"mutant", r.mutant},   {"variant", r.variant},
+            {"search", r.search},     {"result", r.result},   {"kind", r.kind},
+            {"message", r.message},   {"iterations", r.iterations}, {"seconds", r.seconds}};
+  for (const auto& kv : r.stats) o[kv.first] = kv.second;
+  if (!r.violated_spec.empty()) o["spec"] = r.violated_spec;
+  return o;
+}
+
+Json outcome_json(const Outcome& o, const std::string& trace_file) {
+  Json j = result_json(o.r);
+  j["expected"] = o.expected;
+  j["as_expected"] = o.as_expected;
+  if (!trace_file.empty()) j["trace"] = trace_file;
+  return j;
+}

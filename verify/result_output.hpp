@@ -1,0 +1,16 @@
+// What the commands print for a result: one line of text, or one JSON object; and its exit status.
+#pragma once
+#include <string>
+#include <nlohmann/json_fwd.hpp>
+#include "verify/all.hpp"
+#include "verify/result.hpp"
+
+// Exit status of one exploration result (statuses in verify/cli.hpp).
+int exit_status(const RunResult& r);
+
+std::string result_text(const RunResult& r);
+// Schema in README ("Using it", run --json).
+nlohmann::ordered_json result_json(const RunResult& r);
+// One line of `all --json`: result_json plus `expected`, `as_expected` and, when one was
+// written, `trace` (the counterexample trace file).
+nlohmann::ordered_json outcome_json(const Outcome& o, const std::string& trace_file);
