@@ -57,7 +57,7 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
     if ((addr & ~PMD_MASK) || v->vm_end < addr + PMD_SIZE) return;
     mm_struct* mm = v->vm_mm;
     // find_pmd_or_thp_or_none: the descent to the pmd entry.
-    table_page* pte_table = walk_to_pte_table(&mm->pgtables, addr, who, v->id);
+    table_page* pte_table = descend(&mm->pgtables, addr, who, v->id);
     if (!pte_table) return;
     if (mm->exiting) return;  // hpage_collapse_test_exit
     // pmd_lock, pmdp_collapse_flush, pte_free_defer. The kernel's clear is under the pmd lock,

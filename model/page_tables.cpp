@@ -53,29 +53,45 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
            p->base, pt->owner, old == PT_RETRACTED ? "retracted by khugepaged" : "freed by free_pgd_range");
 }
 
-// One level of the descent: read the entry; if it points to a table, dereference it.
-static table_page* descend(mm_pgtables* pt, pt_level l, unsigned long addr, const char* who, int vma_id) {
-  table_page* p = pt->find(l, addr);
-  if (!p || p->state.load(rl::memory_order_relaxed) != PT_PRESENT) return nullptr;  // pXd_none
-  // Freed by khugepaged with pte_free_defer: the walker maps it under RCU and rechecks the pmd
-  // (pte_offset_map_lock), so a retracted table is safe to look at; a freed one is not.
-  VM_CHECK(p->state.load(rl::memory_order_relaxed) != PT_FREED, "use-after-free",
-           "%s dereferenced %s table %#lx of %s (for vma %d) after free_pgd_range freed it", who, pt_level_name(l),
-           p->base, pt->owner, vma_id);
-  return p;
+// A walker reads inside `table`, having read the entry that points to it before: if
+// free_pgd_range freed it in between, that read is a use-after-free. The check is on the ghost
+// mirror, taken in the same step as the walker's next instrumented read (the entry below, or a
+// PTE), so each level costs one scheduling point and the window is still explored.
+static void check_deref(mm_pgtables* pt, table_page* table, const char* who, int vma_id) {
+  VM_CHECK(table->ghost_state != PT_FREED, "use-after-free",
+           "%s dereferenced %s table %#lx of %s (for vma %d) after free_pgd_range freed it", who,
+           pt_level_name(table->level), table->base, pt->owner, vma_id);
+}
+
+// The descent: at each level, read the entry in the table above (pgd, PUD, PMD table).
+// A table retracted by khugepaged is safe to look at: pte_free_defer frees it after an RCU
+// grace period and pte_offset_map_lock rechecks the pmd; only free_pgd_range's free is not.
+table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
+  table_page* above = nullptr;
+  for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
+    table_page* p = pt->find(l, addr);
+    if (!p) return nullptr;  // never allocated: pXd_none
+    int entry = p->state.load(rl::memory_order_relaxed);
+    if (above) check_deref(pt, above, who, vma_id);
+    if (entry != PT_PRESENT) return nullptr;  // cleared: pXd_none
+    above = p;
+  }
+  return above;
 }
 
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
-  for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
-    table_page* p = descend(pt, l, addr, who, vma_id);
-    if (!p || l == PTE_TABLE) return p;
-  }
-  return nullptr;
+  table_page* p = descend(pt, addr, who, vma_id);
+  if (!p) return nullptr;
+  p->ptes.load(rl::memory_order_relaxed);  // ptep_get of the PTE that maps addr
+  check_deref(pt, p, who, vma_id);
+  return p;
 }
 
 void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id) {
   for (unsigned long a = start; a != end; a = pt_addr_end(a, end, PMD_SIZE)) {
-    table_page* p = walk_to_pte_table(pt, a, who, vma_id);
-    if (p) p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
+    table_page* p = descend(pt, a, who, vma_id);
+    if (!p) continue;
+    p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
+    check_deref(pt, p, who, vma_id);
   }
 }

@@ -6,8 +6,9 @@
 //
 // Simplified: the entry that points to a table and the table page itself share one state word.
 // Clearing the entry and freeing the page are adjacent in free_p*_range with nothing a walker
-// could synchronise on in between, so one step models both; a walker reads the word twice (the
-// entry, then the page it dereferences), so the window between the two reads is explored.
+// could synchronise on in between, so one step models both. A walker reads the word as the
+// entry, and checks the table is not freed when it next reads inside it (the entry below, or
+// a PTE), so the window between reading an entry and using the table is explored.
 // The teardown reads its own entries (pXd_none_or_clear_bad) from a ghost mirror, not as a
 // scheduling point: only khugepaged writes them too, and a retraction between that read and
 // the free is still seen, as a double free, at the free's exchange or at khugepaged's.
@@ -53,9 +54,11 @@ struct mm_pgtables {
 bool none_or_clear_bad(mm_pgtables* pt, pt_level l, unsigned long addr);
 void free_table(mm_pgtables* pt, pt_level l, unsigned long addr);
 
+// The descent alone, to the pmd entry (khugepaged's find_pmd_or_thp_or_none): the PTE table, or null.
+table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id);
 // page_vma_mapped_walk's descent (mm/page_vma_mapped.c): pgd -> PUD table -> PMD table -> PTE
-// table for one address. Returns the PTE table, or null where an entry is none. Dereferencing a
-// table that free_pgd_range has freed since its entry was read is a use-after-free.
+// table for one address, then the PTE. Returns the PTE table, or null where an entry is none.
+// Dereferencing a table that free_pgd_range has freed since its entry was read is a use-after-free.
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id);
 // zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table.
 void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id);

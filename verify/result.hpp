@@ -30,7 +30,7 @@ struct TraceEvent {
   int step = 0;          // Relacy's history index
   int thread = 0;
   std::string function;  // the model function it happened in (a kernel function name)
-  std::string object;    // "count of i_mmap_rwsem of A", "page tables of vma 3", or the raw address
+  std::string object;    // "count of i_mmap_rwsem of A", "PTE table 0x7fbf22400000 of exiting process", or the raw address
   std::string operation; // "load", "store", "fetch_add", "CAS succ", "mutex: exclusive lock", ...
   std::string value;
   std::string order;     // memory order, for atomics

@@ -35,7 +35,9 @@ std::string field(const std::string& text, const std::string& key) {
 std::string decode_value(const std::string& object, const std::string& raw) {
   if (raw.empty()) return raw;
   unsigned long long v = std::strtoull(raw.c_str(), nullptr, 0);
-  if (object.rfind("page tables of", 0) == 0) return v == 1 ? "present" : v == 2 ? "FREED" : raw;
+  // model/page_tables.hpp's table_state.
+  if (object.find(" table 0x") != std::string::npos)
+    return v == 1 ? "present" : v == 2 ? "FREED" : v == 3 ? "RETRACTED" : raw;
   if (object.rfind("i_mmap of", 0) == 0) {
     std::string set;
     for (int i = 0; i < 32; i++)
