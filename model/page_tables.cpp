@@ -70,10 +70,11 @@ table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vm
   table_page* above = nullptr;
   for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
     table_page* p = pt->find(l, addr);
-    if (!p) return nullptr;  // never allocated: pXd_none
-    int entry = p->state.load(rl::memory_order_relaxed);
+    // Read the entry (inside `above`): an instrumented read where a table can be there. A
+    // hugetlb VMA's huge PMD entry has no PTE table below it, but is still read in its PMD table.
+    int entry = p ? p->state.load(rl::memory_order_relaxed) : 0;
     if (above) check_deref(pt, above, who, vma_id);
-    if (entry != PT_PRESENT) return nullptr;  // cleared: pXd_none
+    if (entry != PT_PRESENT) return nullptr;  // never allocated, or cleared: pXd_none
     above = p;
   }
   return above;

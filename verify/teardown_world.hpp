@@ -164,6 +164,7 @@ struct exit_against : scenario_base<Derived, 2> {
   exit_against() {
     w.set_files(Derived::kLayout.files, (int)std::size(Derived::kLayout.files));
     mm = w.add_mm("exiting process", Derived::kLayout.vmas, (int)std::size(Derived::kLayout.vmas));
+    mm->exiting = true;  // exit_mmap runs once mm_users is 0
   }
 
   void thread(unsigned i) {
