@@ -12,10 +12,24 @@
 
 namespace fs = std::filesystem;
 
+static std::string& specs_dir_set() {
+  static std::string dir;
+  return dir;
+}
+void set_specs_dir(const std::string& dir) { specs_dir_set() = dir; }
+
+std::string specs_dir() {
+  if (!specs_dir_set().empty()) return specs_dir_set();
+  std::error_code ec;
+  fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "proofs" / "specs";
+  if (!ec && fs::is_directory(beside, ec)) return beside.string();
+  return VMAVERIFY_SPECS_DIR;
+}
+
 std::vector<std::string> default_spec_files() {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(VMAVERIFY_SPECS_DIR, ec))
+  for (const auto& e : fs::directory_iterator(specs_dir(), ec))
     if (e.path().extension() == ".smt2") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
@@ -29,7 +43,7 @@ std::vector<std::string> batch_mutant_names() {
 
 // Where "; assumes: NAME" finds NAME.smt2: beside the spec, then among the default specs.
 static std::string find_assumed(const Spec& spec, const std::string& name) {
-  for (const fs::path& dir : {fs::path(spec.path).parent_path(), fs::path(VMAVERIFY_SPECS_DIR)}) {
+  for (const fs::path& dir : {fs::path(spec.path).parent_path(), fs::path(specs_dir())}) {
     fs::path p = dir / (name + ".smt2");
     std::error_code ec;
     if (fs::exists(p, ec)) return p.string();
@@ -163,4 +177,14 @@ std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& sp
   std::vector<ProofResult> out;
   for (const std::string& mutant : batch_mutant_names()) out.push_back(refute_batch_mutant(spec_files, mutant));
   return out;
+}
+
+std::vector<std::string> proved_on_patch(const std::vector<std::string>& spec_files,
+                                         const std::vector<ProofResult>& results, std::vector<std::string>* not_proved) {
+  std::vector<std::string> proved;
+  for (size_t i = 0; i < spec_files.size() && i < results.size(); i++) {
+    if (results[i].result == "proved") proved.push_back(spec_files[i]);
+    else not_proved->push_back(results[i].spec);
+  }
+  return proved;
 }

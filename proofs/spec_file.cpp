@@ -1,5 +1,6 @@
 #include "proofs/spec_file.hpp"
 
+#include <sys/stat.h>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -20,6 +21,11 @@ bool load_spec(const std::string& path, Spec* out, std::string* error) {
   Spec s;
   s.path = path;
   s.name = base_name(path);
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = path + ": is a directory, not a spec file";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot read spec file";
