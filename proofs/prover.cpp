@@ -51,6 +51,26 @@ static std::string find_assumed(const Spec& spec, const std::string& name) {
   return "";
 }
 
+// The default invariant specs (specs_dir()) this one does not assume yet: what a "not inductive"
+// refutation may suggest assuming. Malformed ones are left out (their own proof says why).
+static std::vector<NamedSpec> other_invariants(z3::context& c, const Spec& spec, const Vocabulary& voc) {
+  std::vector<NamedSpec> out;
+  std::error_code ec;
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(specs_dir(), ec))
+    if (e.path().extension() == ".smt2") paths.push_back(e.path());
+  std::sort(paths.begin(), paths.end());
+  for (const fs::path& p : paths) {
+    Spec o;
+    z3::expr e(c);
+    std::string err;
+    if (!load_spec(p.string(), &o, &err) || o.is_trace() || o.name == spec.name) continue;
+    if (std::find(spec.assumes.begin(), spec.assumes.end(), o.name) != spec.assumes.end()) continue;
+    if (parse_spec(c, o, voc, &e, &err)) out.push_back({o.name, e});
+  }
+  return out;
+}
+
 // Parses what the spec's proof needs (its assumptions, or its prefix_invariant) and runs it.
 static ProofResult run_proof(z3::context& c, const Spec& spec, BatchMutant mutant, ProofResult r) {
   Vocabulary voc(c, spec.is_trace());
@@ -78,7 +98,7 @@ static ProofResult run_proof(z3::context& c, const Spec& spec, BatchMutant mutan
     if (!parse_spec(c, a, voc, &e, &err)) return error_result(spec, r.mutant, at + ": " + err);
     assumed.push_back(e);
   }
-  return prove_by_induction(c, spec, voc, inv, assumed, mutant, r);
+  return prove_by_induction(c, spec, voc, inv, assumed, mutant, r, other_invariants(c, spec, voc));
 }
 
 // The spec's own proof, taking its direct assumptions as hypotheses.

@@ -93,9 +93,23 @@ TEST(ProofSpecs, FalseInvariantIsRefutedWithAReadableStep) {
   ProofResult r = prove_one(spec.path());
   EXPECT_EQ(r.result, "refuted");
   EXPECT_EQ(r.spec, "small_batch");
-  EXPECT_EQ(r.message, "not preserved by add");
+  // False, not merely not inductive: bounded unrolling from init reaches a 4-VMA batch.
+  EXPECT_EQ(r.message.rfind("false: not preserved by add, and a state violating it is reachable: init, add(vma ", 0), 0u)
+      << r.message;
   for (const char* part : {"from state", "count=3 vmas=[", "step add(vma ", "count=4", "vm_file: "})
     EXPECT_NE(r.counterexample.find(part), std::string::npos) << part << " in\n" << r.counterexample;
+}
+
+// True of every reachable state but not inductive alone: a state with a VMA batched twice
+// would remove it twice. exactly_once (which forbids that state) is suggested.
+TEST(ProofSpecs, NotInductiveIsToldFromFalseAndSuggestsAssumptions) {
+  TempSpec spec("removed_at_most_once", "(assert (forall ((v Int)) (<= (select removed v) 1)))\n");
+  ProofResult r = prove_one(spec.path());
+  EXPECT_EQ(r.result, "refuted");
+  EXPECT_EQ(r.message.rfind("not inductive: not preserved by ", 0), 0u) << r.message;
+  EXPECT_NE(r.message.find("from a state no run of up to 10 steps from init reaches"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("'; assumes: "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("exactly_once"), std::string::npos) << r.message;
 }
 
 TEST(ProofSpecs, FalseTraceSpecIsRefutedWithTheTeardown) {
