@@ -154,7 +154,9 @@ TEST_P(ProofMalformedSpec, IsAnErrorNamingFileLineAndZ3Message) {
 }
 INSTANTIATE_TEST_SUITE_P(
     All, ProofMalformedSpec,
-    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":3:", "expected"},
+    // An unclosed command is reported on its own line, not on the line after the file's end.
+    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":2:", "the file ends inside this command"},
+                    Malformed{"; a\n; b\n(assert true)\n(assert\n", ":4:", "the file ends inside this command"},
                     Malformed{"; typo\n\n(assert (> cnt 0))\n", ":3:", "unknown constant cnt"},
                     Malformed{"(assert\n  (+ count 1))\n", ":2:", "not Boolean"},
                     Malformed{"(assert (select vmas 0 1))\n", ":1:", "select"},
