@@ -99,6 +99,8 @@ static void record_snapshot(const unlink_vma_file_batch<vm_area_struct>* vb, con
   s.appends = mm->appends;
   s.removals = mm->removals;
   record_batch_state(s);
+  char why[256];
+  if (g_batch_state_check && !g_batch_state_check(s, why, sizeof why)) VM_CHECK(false, "spec", "%s", why);
 }
 
 void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batch_event ev) {

@@ -1,7 +1,10 @@
 // The model's batch functions against the Z3 transition system: they agree on every layout,
 // and the check does see a bug put into the C code alone.
 #include <gtest/gtest.h>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include "proofs/prover.hpp"
 #include "model/batch_states.hpp"
 #include "verify/batch_conformance.hpp"
 #include "verify/scenario.hpp"
@@ -46,3 +49,29 @@ INSTANTIATE_TEST_SUITE_P(All, VocabularyMeaning,
                          testing::Values("teardown_vs_rmap_walk", "teardown_vs_truncate", "teardown_two_files",
                                          "teardown_batch_overflow"),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// A spec violated by an explored state (here a false one: the batch of 10 same-file VMAs
+// reaches 4) gives a counterexample with a trace, and that trace replays to the same step.
+TEST(ExploredStateSpec, ViolationHasATraceAndReplays) {
+  const std::string dir = testing::TempDir() + "vmaverify_small_batch_specs";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/at_most_three.smt2") << "(assert (<= count 3))\n";
+  set_specs_dir(dir);
+  RunOptions o;
+  RunResult r = run_scenario(*find_scenario("teardown_batch_overflow"), o, false);
+  EXPECT_EQ(r.result, "counterexample");
+  EXPECT_EQ(r.kind, "spec");
+  EXPECT_EQ(r.violated_spec, "at_most_three");
+  EXPECT_NE(r.message.find("violates at_most_three"), std::string::npos) << r.message;
+  ASSERT_FALSE(r.events.empty());
+  EXPECT_GE(r.failing_step, 0);
+  ASSERT_FALSE(r.state.empty());
+  RunOptions again;
+  again.initial_state = r.state;
+  again.budget = 1;
+  again.search = SearchSpec();
+  RunResult replayed = run_scenario(*find_scenario("teardown_batch_overflow"), again, true);
+  set_specs_dir("");
+  EXPECT_EQ(replayed.kind, "spec");
+  EXPECT_EQ(replayed.failing_step, r.failing_step);
+}
