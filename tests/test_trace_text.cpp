@@ -93,3 +93,18 @@ TEST(TraceText, ColumnsStayAlignedWithLongObjectNames) {
   }
   EXPECT_GT(rows, 5);
 }
+
+// The batch the checks read, at each batch step: a forgotten final shows as a final that left
+// the batch full (no process, so no removal), the others as their state after the step.
+TEST(TraceText, BatchStepsAreRows) {
+  RunResult r = caught("teardown_vs_rmap_walk", "batch_final_forgotten");
+  std::vector<const TraceEvent*> batch;
+  for (const TraceEvent& e : r.events)
+    if (e.object == "the batch") batch.push_back(&e);
+  ASSERT_GE(batch.size(), 3u) << trace_text(r);
+  EXPECT_EQ(batch.front()->operation, "batch init");
+  EXPECT_EQ(batch.front()->function, "unlink_file_vma_batch_init");
+  EXPECT_EQ(batch[1]->value, "count=1 vmas=[vma 0] file libc.so.6");
+  EXPECT_EQ(batch.back()->operation, "batch final");
+  EXPECT_EQ(batch.back()->value, "count=5 vmas=[vma 0 vma 1 vma 2 vma 3 vma 4] file libc.so.6");
+}

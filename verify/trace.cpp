@@ -80,6 +80,12 @@ std::string decode_value(const std::string& object, const std::string& raw) {
 // The operation and value columns of one Relacy event text (after its address).
 void describe(const std::string& text, TraceEvent* e) {
   std::smatch k;
+  if (text.rfind("batch ", 0) == 0 && text.find(": ") != std::string::npos) {  // model/mm.cpp's log_batch_step
+    e->object = "the batch";
+    e->operation = text.substr(0, text.find(": "));
+    e->value = text.substr(text.find(": ") + 2);
+    return;
+  }
   if (!std::regex_search(text, k, relacy_field_re())) {
     // "USER ASSERT FAILED (message)": the message, commas and all, is the value.
     static const std::regex verdict(R"(^([A-Z][A-Z ]+[A-Z]) \((.*)\)$)");
