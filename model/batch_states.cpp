@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+bool (*g_batch_state_check)(const BatchSnapshot& s, char* message, unsigned size) = nullptr;
+
 namespace {
 constexpr int CAPACITY = 1 << 14;  // open addressing, power of two
 BatchSnapshot table[CAPACITY];

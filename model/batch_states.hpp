@@ -5,6 +5,11 @@
 #include "proofs/batch_state.hpp"
 
 void record_batch_state(const BatchSnapshot& s);
+// Set by the driver to check each state as it is recorded, failing that interleaving: how an
+// explored-state spec violation gets a trace and a replay. Returns false with *message set
+// (the spec and why, NUL-terminated, at most size bytes: no allocation inside an iteration)
+// when s violates a spec.
+extern bool (*g_batch_state_check)(const BatchSnapshot& s, char* message, unsigned size);
 void reset_batch_states();
 // Read between explorations (outside Relacy).
 std::vector<BatchSnapshot> explored_batch_states();

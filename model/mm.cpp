@@ -99,6 +99,25 @@ static void record_snapshot(const unlink_vma_file_batch<vm_area_struct>* vb, con
   s.appends = mm->appends;
   s.removals = mm->removals;
   record_batch_state(s);
+  char why[256];
+  if (g_batch_state_check && !g_batch_state_check(s, why, sizeof why)) VM_CHECK(false, "spec", "%s", why);
+}
+
+// The batch as the checks read it, as a row of the trace (a history entry, not a scheduling
+// point): a step missing there (a forgotten final) is a row missing.
+static void log_batch_step(const unlink_vma_file_batch<vm_area_struct>* vb, const mm_struct* mm, batch_event ev) {
+  if (!rl::ctx().collecting_history()) return;
+  static const char* const step[] = {"init", "add", "process", "final"};
+  static const char* const kernel_function[] = {"unlink_file_vma_batch_init", "unlink_file_vma_batch_add",
+                                                "unlink_file_vma_batch_process", "unlink_file_vma_batch_final"};
+  char row[200];
+  int n = std::snprintf(row, sizeof row, "batch %s: count=%d vmas=[", step[ev], vb->count);
+  const int shown = std::min(std::max(vb->count, 0), unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE);
+  for (int i = 0; i < shown && n < (int)sizeof row - 40; i++)
+    n += std::snprintf(row + n, sizeof row - n, "%svma %d", i ? " " : "", vb->vmas[i]->id - mm->vmas[0]->id);
+  std::snprintf(row + n, sizeof row - n, "]%s%s", shown ? " file " : "",
+                shown && vb->vmas[0]->vm_file ? vb->vmas[0]->vm_file->name : "");
+  rl::ctx().exec_log_msg(rl::debug_info(kernel_function[ev], __FILE__, __LINE__), row);
 }
 
 void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batch_event ev) {
@@ -122,6 +141,7 @@ void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batc
   if (ev == BATCH_FINAL) mm->finalized = true;
   // process ends with init: the spec's process step is both, so its state is recorded at init.
   if (ev != BATCH_PROCESS) record_snapshot(vb, mm);
+  log_batch_step(vb, mm, ev);
 
   VM_CHECK(vb->count >= 0 && vb->count <= unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE, "bounded count",
            "batch count is %d after %s", vb->count, ev == BATCH_ADD ? "unlink_file_vma_batch_add" : "a batch step");

@@ -12,10 +12,10 @@ struct BatchSnapshot {
   int nvmas = 0;                          // VMAs in the layout being torn down
   int vm_file[SNAPSHOT_MAX_VMAS] = {};    // VMA id -> file id, 0 = anonymous (vm_file == NULL)
   int f_mapping[SNAPSHOT_MAX_FILES] = {}; // file id -> mapping id (functional: two files may share one)
-  int added[SNAPSHOT_MAX_VMAS] = {};      // times each VMA was passed to unlink_file_vma_batch_add so far
+  int added[SNAPSHOT_MAX_VMAS] = {};      // times add appended each VMA to vmas[] so far (anonymous ones: never)
   int removed[SNAPSHOT_MAX_VMAS] = {};    // times each VMA was removed from its mapping's i_mmap so far
   int lock_round_trips = 0;               // i_mmap_lock_write acquisitions made by the batch so far
-  bool finalized = false;                 // unlink_file_vma_batch_final has returned (and nothing added since)
+  bool finalized = false;                 // unlink_file_vma_batch_final has returned (and nothing appended since)
   // Ghost numbering for the removal_order spec, filled by the model as the kernel code runs:
   // appending vma to vmas[] does ++appends, append_seq[vma] = appends; each
   // __remove_shared_vm_struct(vma) does ++removals, remove_seq[vma] = removals.

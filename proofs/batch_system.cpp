@@ -127,11 +127,9 @@ BatchState BatchSystem::process(const BatchState& s) const {
   return r;
 }
 
+// `added` and `finalized` as the model defines them (model/mm.cpp, at the append): an
+// anonymous VMA that add skips leaves the whole state as it was.
 BatchState BatchSystem::add(const BatchState& s, const z3::expr& vma) const {
-  BatchState called = s;
-  called.added = z3::store(s.added, vma, z3::select(s.added, vma) + 1);
-  called.finalized = c_.bool_val(false);
-
   z3::expr file = z3::select(s.vm_file, vma);
   z3::expr skipped = m_ == BatchMutant::anon_vma_added ? c_.bool_val(false) : file == 0;
   z3::expr first_file = z3::select(s.vm_file, z3::select(s.vmas, 0));
@@ -140,14 +138,16 @@ BatchState BatchSystem::add(const BatchState& s, const z3::expr& vma) const {
                          : first_file != file;
   z3::expr other_file = m_ == BatchMutant::no_flush_on_other_file ? c_.bool_val(false) : s.count > 0 && differs;
   z3::expr full = m_ == BatchMutant::no_flush_when_full ? c_.bool_val(false) : s.count == BATCH_SLOTS;
-  BatchState flushed = ite(other_file || full, process(called), called);
+  BatchState flushed = ite(other_file || full, process(s), s);
 
   BatchState appended = flushed;
   appended.vmas = z3::store(flushed.vmas, flushed.count, vma);
   appended.count = flushed.count + 1;
+  appended.added = z3::store(flushed.added, vma, z3::select(flushed.added, vma) + 1);
+  appended.finalized = c_.bool_val(false);
   appended.appends = flushed.appends + 1;
   appended.append_seq = z3::store(flushed.append_seq, vma, appended.appends);
-  return ite(skipped, called, appended);
+  return ite(skipped, s, appended);
 }
 
 BatchState BatchSystem::finalize(const BatchState& s) const {

@@ -32,10 +32,10 @@ struct BatchState {
   z3::expr vmas;              // slot -> VMA id
   z3::expr vm_file;           // VMA id -> file id, 0 = anonymous; frozen
   z3::expr f_mapping;         // file id -> mapping id; frozen
-  z3::expr added;             // VMA id -> times passed to add
+  z3::expr added;             // VMA id -> times add appended it to vmas[] (never an anonymous one)
   z3::expr removed;           // VMA id -> times removed from its mapping's i_mmap
   z3::expr lock_round_trips;  // i_mmap_lock_write / unlock pairs taken by process
-  z3::expr finalized;         // final has returned and nothing was added since
+  z3::expr finalized;         // final has returned and nothing was appended since
   // Ghost state for the removal order: appends numbers the VMAs as they enter vmas[],
   // removals numbers the removals; each VMA remembers its own numbers.
   z3::expr appends;     // VMAs appended to vmas[] so far
@@ -78,7 +78,8 @@ class BatchSystem {
 
   // Conditions under which the kernel calls each step.
   z3::expr in_bounds(const BatchState& s) const;                         // 0 <= count <= 8: the C array
-  z3::expr add_guard(const BatchState& s, const z3::expr& vma) const;   // free_pgtables visits a VMA once
+  // free_pgtables visits a VMA once (vacuous for an anonymous VMA, which add skips whole).
+  z3::expr add_guard(const BatchState& s, const z3::expr& vma) const;
   z3::expr process_guard(const BatchState& s) const;                     // callers only process count > 0
 
  private:

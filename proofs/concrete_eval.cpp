@@ -121,7 +121,16 @@ class Interpreter {
   Interpreter(const std::vector<CompiledFormula::Node>& nodes, const ConcreteValues& v, std::vector<long long> ints)
       : nodes_(nodes), values_(v), candidates_(std::move(ints)) {}
 
+  // Outside quantifiers a node's value is fixed: cached, so that a term shared many times (a
+  // transition's state after each loop iteration) is evaluated once.
   long long value(int i) {
+    if (!bound_.empty()) return compute(i);
+    if (cached_.empty()) cached_.assign(nodes_.size(), 0), have_.assign(nodes_.size(), 0);
+    if (!have_[i]) cached_[i] = compute(i), have_[i] = 1;
+    return cached_[i];
+  }
+
+  long long compute(int i) {
     const CompiledFormula::Node& n = nodes_[i];
     const std::vector<int>& a = n.args;
     switch (n.op) {
@@ -188,7 +197,15 @@ class Interpreter {
 
  private:
   const ConcreteArray& array(int i) {
+    if (!bound_.empty()) return compute_array(i);
+    if (arrays_.empty()) arrays_.assign(nodes_.size(), nullptr);
+    if (!arrays_[i]) arrays_[i] = &compute_array(i);
+    return *arrays_[i];
+  }
+
+  const ConcreteArray& compute_array(int i) {
     const CompiledFormula::Node& n = nodes_[i];
+    if (n.op == Op::Ite) return value(n.args[0]) ? array(n.args[1]) : array(n.args[2]);
     if (n.op == Op::ArrayName) {
       auto it = values_.arrays.find(n.name);
       if (it == values_.arrays.end()) throw Unsupported{"no value for " + n.name};
@@ -225,7 +242,10 @@ class Interpreter {
   const std::vector<CompiledFormula::Node>& nodes_;
   const ConcreteValues& values_;
   std::vector<long long> candidates_, bound_;
-  std::deque<ConcreteArray> scratch_;
+  std::deque<ConcreteArray> scratch_;  // a deque: references to its elements stay valid
+  std::vector<long long> cached_;
+  std::vector<char> have_;
+  std::vector<const ConcreteArray*> arrays_;
 };
 
 bool CompiledFormula::evaluate(const ConcreteValues& v, bool* holds) const {

@@ -23,8 +23,47 @@ static std::vector<Step> steps_from(const BatchSystem& sys, const BatchState& pr
           {"final", pre.count.ctx().bool_val(true), sys.finalize(pre)}};
 }
 
+// Bounded unrolling from init: the shortest run of at most kReachDepth steps (any of add(v),
+// process, final, each under its guard) ending in a state where inv fails, as "add(vma 3),
+// final"; "" when there is none that short (or Z3 cannot tell in time).
+static const int kReachDepth = 10;
+static const unsigned REACH_MS = 3000;
+
+static std::string reachable_violation(z3::context& c, const BatchSystem& sys, const Vocabulary& voc, const z3::expr& inv) {
+  z3::solver solver = make_solver(c, REACH_MS);
+  BatchState s = sys.initial(fresh_state(c, "reach0."));
+  std::vector<z3::expr> kinds, vmas;
+  z3::expr path = c.bool_val(true);
+  for (int depth = 0; depth <= kReachDepth; depth++) {
+    if (depth > 0) {
+      z3::expr k = c.int_const(("reach.step" + std::to_string(depth)).c_str());
+      z3::expr v = c.int_const(("reach.vma" + std::to_string(depth)).c_str());
+      path = path && sys.in_bounds(s) && 0 <= k && k <= 2 && z3::implies(k == 0, sys.add_guard(s, v)) &&
+             z3::implies(k == 1, sys.process_guard(s));
+      s = ite(k == 0, sys.add(s, v), ite(k == 1, sys.process(s), sys.finalize(s)));
+      kinds.push_back(k);
+      vmas.push_back(v);
+    }
+    std::string unknown;
+    z3::check_result res = check_negation(solver, path, spec_at(inv, voc, s), &unknown);
+    if (res == z3::sat) {
+      z3::model m = solver.get_model();
+      std::string run = "init";
+      for (size_t i = 0; i < kinds.size(); i++) {
+        long long k = model_int(m, kinds[i]);
+        run += k == 0 ? ", add(vma " + std::to_string(model_int(m, vmas[i])) + ")" : k == 1 ? ", process" : ", final";
+      }
+      return run;
+    }
+    solver.pop();
+    if (res == z3::unknown) return "";
+  }
+  return "";
+}
+
 ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabulary& voc, const z3::expr& inv,
-                               const std::vector<z3::expr>& assumed, BatchMutant mutant, ProofResult r) {
+                               const std::vector<z3::expr>& assumed, BatchMutant mutant, ProofResult r,
+                               const std::vector<NamedSpec>& others) {
   BatchSystem sys(c, mutant);
   z3::solver solver = make_solver(c);
   std::string unknown;
@@ -78,7 +117,26 @@ ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabular
     if (res == z3::sat) {
       std::string call = step->name == "add" ? "add(vma " + std::to_string(model_int(m, vma)) + ")" : step->name;
       r.result = "refuted";
-      r.message = "not preserved by " + step->name;
+      const std::string reach = reachable_violation(c, sys, voc, inv);
+      if (!reach.empty()) {
+        r.message = "false: not preserved by " + step->name + ", and a state violating it is reachable: " + reach;
+      } else {
+        // A spec excludes the counterexamples when, assumed too, it makes this step preserve inv.
+        std::string blockers;
+        for (const NamedSpec& o : others) {
+          std::string why;
+          z3::check_result blocked =
+              check_negation(quick, hypotheses(pre) && spec_at(o.formula, voc, pre) && steps[i].guard,
+                             spec_at(inv, voc, steps[i].post), &why);
+          quick.pop();
+          if (blocked == z3::unsat) blockers += (blockers.empty() ? "" : " ") + o.name;
+        }
+        r.message = "not inductive: not preserved by " + step->name +
+                    " from a state no run of up to " + std::to_string(kReachDepth) + " steps from init reaches" +
+                    (blockers.empty() ? "; assuming no single other spec makes that step preserve it"
+                                      : "; '; assumes: " + blockers + "' would exclude it (each alone makes " +
+                                            step->name + " preserve it)");
+      }
       std::vector<z3::expr> focus;
       if (step->name == "add") focus.push_back(vma);
       r.counterexample = "from state\n" + format_state(state_in_model(m, *from, focus), names, "  ") + "step " +

@@ -14,10 +14,20 @@ z3::solver make_solver(z3::context& c, unsigned timeout_ms = 30000);
 z3::check_result check_negation(z3::solver& s, const z3::expr& hypotheses, const z3::expr& goal,
                                 std::string* unknown_reason);
 
+// Another invariant spec a refuted one could assume: its name and its formula.
+struct NamedSpec {
+  std::string name;
+  z3::expr formula;
+};
+
 // Holds after init, and is preserved by add, process and final from any state with
-// 0 <= count <= 8 (the C array) where it and the assumed specs hold.
+// 0 <= count <= 8 (the C array) where it and the assumed specs hold. When a step does not
+// preserve it, the message says "false" when a violating state is reachable from init (by
+// bounded unrolling) and "not inductive" otherwise, naming those of `others` that fail in the
+// counterexample's state before the step (assuming one of them would exclude it).
 ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabulary& voc, const z3::expr& inv,
-                               const std::vector<z3::expr>& assumed, BatchMutant mutant, ProofResult r);
+                               const std::vector<z3::expr>& assumed, BatchMutant mutant, ProofResult r,
+                               const std::vector<NamedSpec>& others = {});
 
 // Holds after init, add(seq[0]), ..., add(seq[n-1]), final for every n <= the spec's trace
 // length (and for every n when its prefix_invariant is inductive).

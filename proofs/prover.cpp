@@ -12,10 +12,24 @@
 
 namespace fs = std::filesystem;
 
+static std::string& specs_dir_set() {
+  static std::string dir;
+  return dir;
+}
+void set_specs_dir(const std::string& dir) { specs_dir_set() = dir; }
+
+std::string specs_dir() {
+  if (!specs_dir_set().empty()) return specs_dir_set();
+  std::error_code ec;
+  fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "proofs" / "specs";
+  if (!ec && fs::is_directory(beside, ec)) return beside.string();
+  return VMAVERIFY_SPECS_DIR;
+}
+
 std::vector<std::string> default_spec_files() {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(VMAVERIFY_SPECS_DIR, ec))
+  for (const auto& e : fs::directory_iterator(specs_dir(), ec))
     if (e.path().extension() == ".smt2") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
@@ -29,12 +43,32 @@ std::vector<std::string> batch_mutant_names() {
 
 // Where "; assumes: NAME" finds NAME.smt2: beside the spec, then among the default specs.
 static std::string find_assumed(const Spec& spec, const std::string& name) {
-  for (const fs::path& dir : {fs::path(spec.path).parent_path(), fs::path(VMAVERIFY_SPECS_DIR)}) {
+  for (const fs::path& dir : {fs::path(spec.path).parent_path(), fs::path(specs_dir())}) {
     fs::path p = dir / (name + ".smt2");
     std::error_code ec;
     if (fs::exists(p, ec)) return p.string();
   }
   return "";
+}
+
+// The default invariant specs (specs_dir()) this one does not assume yet: what a "not inductive"
+// refutation may suggest assuming. Malformed ones are left out (their own proof says why).
+static std::vector<NamedSpec> other_invariants(z3::context& c, const Spec& spec, const Vocabulary& voc) {
+  std::vector<NamedSpec> out;
+  std::error_code ec;
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(specs_dir(), ec))
+    if (e.path().extension() == ".smt2") paths.push_back(e.path());
+  std::sort(paths.begin(), paths.end());
+  for (const fs::path& p : paths) {
+    Spec o;
+    z3::expr e(c);
+    std::string err;
+    if (!load_spec(p.string(), &o, &err) || o.is_trace() || o.name == spec.name) continue;
+    if (std::find(spec.assumes.begin(), spec.assumes.end(), o.name) != spec.assumes.end()) continue;
+    if (parse_spec(c, o, voc, &e, &err)) out.push_back({o.name, e});
+  }
+  return out;
 }
 
 // Parses what the spec's proof needs (its assumptions, or its prefix_invariant) and runs it.
@@ -64,7 +98,7 @@ static ProofResult run_proof(z3::context& c, const Spec& spec, BatchMutant mutan
     if (!parse_spec(c, a, voc, &e, &err)) return error_result(spec, r.mutant, at + ": " + err);
     assumed.push_back(e);
   }
-  return prove_by_induction(c, spec, voc, inv, assumed, mutant, r);
+  return prove_by_induction(c, spec, voc, inv, assumed, mutant, r, other_invariants(c, spec, voc));
 }
 
 // The spec's own proof, taking its direct assumptions as hypotheses.
@@ -163,4 +197,14 @@ std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& sp
   std::vector<ProofResult> out;
   for (const std::string& mutant : batch_mutant_names()) out.push_back(refute_batch_mutant(spec_files, mutant));
   return out;
+}
+
+std::vector<std::string> proved_on_patch(const std::vector<std::string>& spec_files,
+                                         const std::vector<ProofResult>& results, std::vector<std::string>* not_proved) {
+  std::vector<std::string> proved;
+  for (size_t i = 0; i < spec_files.size() && i < results.size(); i++) {
+    if (results[i].result == "proved") proved.push_back(spec_files[i]);
+    else not_proved->push_back(results[i].spec);
+  }
+  return proved;
 }

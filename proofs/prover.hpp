@@ -20,12 +20,22 @@ struct ProofResult {
 std::vector<ProofResult> prove_specs(const std::vector<std::string>& spec_files, const std::string& mutant = "none");
 
 // A batch mutant against the specs: refuted by the first spec (in order) that fails with it
-// on, "proved" when every spec survives it, error when a spec is malformed.
+// on, "proved" when every spec survives it, error when a spec is malformed. Callers pass only
+// specs proved on the correct model (proved_on_patch): a false spec refutes anything.
 ProofResult refute_batch_mutant(const std::vector<std::string>& spec_files, const std::string& mutant);
 // The same for every batch mutant, in batch_mutant_names() order.
 std::vector<ProofResult> refute_batch_mutants(const std::vector<std::string>& spec_files);
 
-// Every *.smt2 in VMAVERIFY_SPECS_DIR, sorted.
+// The files whose result on the correct model (prove_specs(spec_files) in order) is proved;
+// *not_proved lists the names of the others.
+std::vector<std::string> proved_on_patch(const std::vector<std::string>& spec_files,
+                                         const std::vector<ProofResult>& results, std::vector<std::string>* not_proved);
+
+// The spec directory: the one set (vmaverify --specs DIR), else proofs/specs beside the build
+// directory holding the executable (a moved checkout finds its own specs), else the source's.
+void set_specs_dir(const std::string& dir);
+std::string specs_dir();
+// Every *.smt2 in specs_dir(), sorted.
 std::vector<std::string> default_spec_files();
 std::vector<std::string> batch_mutant_names();
 

@@ -1,5 +1,7 @@
 #include "proofs/spec_file.hpp"
 
+#include <sys/stat.h>
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -20,6 +22,11 @@ bool load_spec(const std::string& path, Spec* out, std::string* error) {
   Spec s;
   s.path = path;
   s.name = base_name(path);
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = path + ": is a directory, not a spec file";
+    return false;
+  }
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot read spec file";
@@ -199,6 +206,20 @@ static int error_line(z3::context& c, const std::string& msg, const std::string&
   return 1;
 }
 
+// Z3 places an error found at the end of the input on the line after the last: point at the
+// command that was still open instead, in the user's file.
+static void relocate_end_of_file(const Spec& spec, const std::string& msg, std::string* error) {
+  static const std::regex at_line(R"(^line\s+([0-9]+)\s+column\s+[0-9]+:\s*)");
+  std::smatch m;
+  if (!std::regex_search(msg, m, at_line)) return;
+  const int lines = (int)std::count(spec.text.begin(), spec.text.end(), '\n') +
+                    (!spec.text.empty() && spec.text.back() != '\n');
+  if (std::stoi(m[1].str()) <= lines) return;
+  const auto cmds = commands(spec.text);
+  const int open_line = cmds.empty() ? std::max(lines, 1) : cmds.back().first;
+  *error = located(spec, open_line, "the file ends inside this command (a ')' missing?): " + m.suffix().str());
+}
+
 static bool parse_assertions(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr_vector* asserted,
                              std::string* error) {
   // A declared symbol would be a free variable whose meaning differs between the base case
@@ -220,6 +241,7 @@ static bool parse_assertions(z3::context& c, const Spec& spec, const Vocabulary&
   } catch (const z3::exception& e) {
     std::string msg = z3_message(e.msg());
     *error = located(spec, error_line(c, msg, spec.text, v.decls), msg);
+    relocate_end_of_file(spec, msg, error);
     return false;
   }
   if (asserted->empty()) {

@@ -102,10 +102,13 @@ TEST(JsonSchema, ReplayAddsFailingStepAndReproduced) {
   BinaryRun r = run_vmaverify("replay '" + trace + "' --json");
   ASSERT_EQ(r.status, 1) << r.err;
   json j = one_object(r, "replay");
-  expect_fields(j, {{"failing_step", Type::integer}, {"reproduced", Type::boolean}}, "replay");
+  expect_fields(j, {{"failing_step", Type::integer}, {"reproduced", Type::boolean}, {"model_changed", Type::boolean}},
+                "replay");
   EXPECT_TRUE(j.at("reproduced").get<bool>());
+  EXPECT_FALSE(j.at("model_changed").get<bool>());
+  EXPECT_FALSE(j.contains("reason"));  // only when not reproduced
   json run_part = j;
-  for (const char* k : {"failing_step", "reproduced"}) run_part.erase(k);
+  for (const char* k : {"failing_step", "reproduced", "model_changed"}) run_part.erase(k);
   expect_run_schema(run_part, "replay");
 }
 

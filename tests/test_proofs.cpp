@@ -93,9 +93,23 @@ TEST(ProofSpecs, FalseInvariantIsRefutedWithAReadableStep) {
   ProofResult r = prove_one(spec.path());
   EXPECT_EQ(r.result, "refuted");
   EXPECT_EQ(r.spec, "small_batch");
-  EXPECT_EQ(r.message, "not preserved by add");
+  // False, not merely not inductive: bounded unrolling from init reaches a 4-VMA batch.
+  EXPECT_EQ(r.message.rfind("false: not preserved by add, and a state violating it is reachable: init, add(vma ", 0), 0u)
+      << r.message;
   for (const char* part : {"from state", "count=3 vmas=[", "step add(vma ", "count=4", "vm_file: "})
     EXPECT_NE(r.counterexample.find(part), std::string::npos) << part << " in\n" << r.counterexample;
+}
+
+// True of every reachable state but not inductive alone: a state with a VMA batched twice
+// would remove it twice. exactly_once (which forbids that state) is suggested.
+TEST(ProofSpecs, NotInductiveIsToldFromFalseAndSuggestsAssumptions) {
+  TempSpec spec("removed_at_most_once", "(assert (forall ((v Int)) (<= (select removed v) 1)))\n");
+  ProofResult r = prove_one(spec.path());
+  EXPECT_EQ(r.result, "refuted");
+  EXPECT_EQ(r.message.rfind("not inductive: not preserved by ", 0), 0u) << r.message;
+  EXPECT_NE(r.message.find("from a state no run of up to 10 steps from init reaches"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("'; assumes: "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("exactly_once"), std::string::npos) << r.message;
 }
 
 TEST(ProofSpecs, FalseTraceSpecIsRefutedWithTheTeardown) {
@@ -140,7 +154,9 @@ TEST_P(ProofMalformedSpec, IsAnErrorNamingFileLineAndZ3Message) {
 }
 INSTANTIATE_TEST_SUITE_P(
     All, ProofMalformedSpec,
-    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":3:", "expected"},
+    // An unclosed command is reported on its own line, not on the line after the file's end.
+    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":2:", "the file ends inside this command"},
+                    Malformed{"; a\n; b\n(assert true)\n(assert\n", ":4:", "the file ends inside this command"},
                     Malformed{"; typo\n\n(assert (> cnt 0))\n", ":3:", "unknown constant cnt"},
                     Malformed{"(assert\n  (+ count 1))\n", ":2:", "not Boolean"},
                     Malformed{"(assert (select vmas 0 1))\n", ":1:", "select"},

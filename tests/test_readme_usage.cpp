@@ -103,3 +103,27 @@ TEST(ReadmeUsage, ParsesTheRunLine) {
                            "--unbatched", "--json", "--quiet"})
     EXPECT_EQ(run.count(form), 1u) << form;
 }
+
+// README, "The two commands": .ci/run (what CI runs) must run the second command, verbatim.
+TEST(ReadmeCommands, CiRunIsTheReadmesTestCommand) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string readme = read(VMAVERIFY_README);
+  const std::string root = std::string(VMAVERIFY_README).substr(0, std::string(VMAVERIFY_README).rfind('/') + 1);
+  size_t section = readme.find("\n## The two commands\n");
+  ASSERT_NE(section, std::string::npos);
+  size_t open = readme.find("```sh\n", section), close = readme.find("```", open + 6);
+  std::istringstream block(readme.substr(open + 6, close - open - 6));
+  std::string first, second;
+  std::getline(block, first);
+  std::getline(block, second);
+  const std::string command = second.substr(0, second.find("   #"));
+  EXPECT_NE(command.find("ctest"), std::string::npos) << command;
+  EXPECT_NE(command.find("vmaverify all"), std::string::npos) << "the test command must also run the verification";
+  const std::string ci = read(root + ".ci/run");
+  EXPECT_NE(ci.find("\n" + command + "\n"), std::string::npos) << "'" << command << "' not in .ci/run:\n" << ci;
+}

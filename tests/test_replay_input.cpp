@@ -84,7 +84,7 @@ TEST(ReplayInput, DeeplyNested) {
   const std::string open(100000, '['), close(100000, ']');
   expect_rejected({"deep_unclosed", open, "not JSON: byte 100001: parse error at line 1, column 100001"});
   expect_rejected({"deep_array", open + close, "not a vmaverify trace (not a JSON object)"});
-  expect_rejected({"deep_field", "{\"schema\": \"vmaverify-trace/1\", \"scenario\": " + open + close + "}",
+  expect_rejected({"deep_field", "{\"schema\": \"vmaverify-trace/2\", \"scenario\": " + open + close + "}",
                    "not a vmaverify trace (no string field 'scenario')"});
 }
 
@@ -102,7 +102,7 @@ TEST(ReplayInput, Oversized) {
   expect_rejected({"long_mutant", trace_with("mutant", std::string(1 << 20, 'm')), "unknown mutant \"mmmm"});
   expect_rejected({"huge_step", trace_with("failing_step", 1e30), "no integer field 'failing_step'"});
   expect_rejected({"step_past_int", trace_with("failing_step", 1LL << 32), "no integer field 'failing_step'"});
-  expect_rejected({"huge_integer", "{\"schema\": \"vmaverify-trace/1\", \"failing_step\": 99999999999999999999999}",
+  expect_rejected({"huge_integer", "{\"schema\": \"vmaverify-trace/2\", \"failing_step\": 99999999999999999999999}",
                    "not a vmaverify trace"});
 }
 
@@ -110,8 +110,9 @@ TEST(ReplayInput, WrongShape) {
   const BadTrace cases[] = {
       {"array", "[]", "not a vmaverify trace (not a JSON object)"},
       {"number", "42", "not a vmaverify trace (not a JSON object)"},
-      {"no_schema", "{}", "no \"schema\": \"vmaverify-trace/1\""},
-      {"other_schema", trace_with("schema", "vmaverify-trace/2"), "no \"schema\": \"vmaverify-trace/1\""},
+      {"no_schema", "{}", "no \"schema\": \"vmaverify-trace/2\""},
+      {"old_schema", trace_with("schema", "vmaverify-trace/1"), "no \"schema\": \"vmaverify-trace/2\""},
+      {"other_schema", trace_with("schema", "other/9"), "no \"schema\": \"vmaverify-trace/2\""},
       {"scenario_number", trace_with("scenario", 5), "no string field 'scenario'"},
       {"state_null", trace_with("state", nullptr), "no string field 'state'"},
       {"step_string", trace_with("failing_step", "13"), "no integer field 'failing_step'"},
@@ -120,8 +121,51 @@ TEST(ReplayInput, WrongShape) {
       {"state_negative", trace_with("state", "-1 -1 -1"), "is not a Relacy search state"},
       {"state_huge_count", trace_with("state", "1 4294967295"), "is not a Relacy search state"},
       {"state_words", trace_with("state", "abc"), "is not a Relacy search state"},
+      // Well-formed and as long as the real one, but not the recorded state.
+      {"state_edited", trace_with("state", "1 0"), "fields scenario, mutant, variant, search and state were not recorded together"},
+      {"no_fingerprint", trace_with("fingerprint", nullptr), "no string field 'fingerprint'"},
+      {"no_model_hash", trace_with("model_hash", nullptr), "no string field 'model_hash'"},
   };
   for (const BadTrace& t : cases) expect_rejected(t);
+}
+
+// The same interleaving on another scenario means nothing: refused before it runs.
+TEST(ReplayInput, RetargetedToAnotherScenario) {
+  expect_rejected({"retargeted", trace_with("scenario", "rwsem_reader_writer"), "retargeted to scenario \"rwsem_reader_writer\""});
+  expect_rejected({"remutated", trace_with("mutant", "up_read_no_wake"), "(fingerprint mismatch): the trace was edited"});
+}
+
+// Exit 1 only when the recorded failure comes back; otherwise exit 4 and the reason.
+TEST(ReplayStatus, NotReproducedIsExit4WithTheReason) {
+  struct Case {
+    const char* name;
+    std::string trace, reason;
+  } cases[] = {
+      {"other_kind", trace_with("kind", "deadlock"), "did NOT reproduce the recorded deadlock"},
+      {"other_step", trace_with("failing_step", 1), "did NOT reproduce the recorded data race at step 1: it failed at step"},
+  };
+  for (const Case& c : cases) {
+    std::string path = temp_file(c.name, c.trace);
+    BinaryRun r = replay(path);
+    EXPECT_EQ(r.status, 4) << c.name << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find(c.reason), std::string::npos) << c.name << ": " << r.out;
+    r = run_vmaverify("replay --json '" + path + "'");
+    EXPECT_EQ(r.status, 4) << c.name;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("reproduced"), false);
+    EXPECT_TRUE(j.at("reason").is_string());
+    std::remove(path.c_str());
+  }
+}
+
+TEST(ReplayStatus, SaysWhenTheModelChanged) {
+  std::string path = temp_file("model_changed.json", trace_with("model_hash", "0123456789abcdef"));
+  BinaryRun r = replay(path);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("the model changed since the trace was recorded"), std::string::npos) << r.out;
+  path = temp_file("same_model.json", real_trace());
+  r = replay(path);
+  EXPECT_EQ(r.out.find("changed since the trace was recorded"), std::string::npos) << r.out;
 }
 
 TEST(ReplayInput, MissingOrUnreadableFile) {

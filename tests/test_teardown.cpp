@@ -33,14 +33,25 @@ TEST_P(TeardownScenario, VerifiedBatched) {
   EXPECT_EQ(r.stats["write_locks_explored"], r.stats["write_locks_batched"]);
   EXPECT_LE(r.stats["write_locks_batched"], r.stats["write_locks_unbatched"]);
 }
-TEST_P(TeardownScenario, BaselineVerifiedUnbatched) {
-  if (!find_scenario(GetParam())->baseline) GTEST_SKIP() << "no baseline for this scenario";
+INSTANTIATE_TEST_SUITE_P(All, TeardownScenario, testing::ValuesIn(teardown_scenarios()),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// Only the scenarios that have an unbatched baseline: no test exists just to be skipped.
+static std::vector<std::string> scenarios_with_baseline() {
+  std::vector<std::string> names;
+  for (const std::string& n : teardown_scenarios())
+    if (find_scenario(n)->baseline) names.push_back(n);
+  return names;
+}
+
+class TeardownBaseline : public testing::TestWithParam<std::string> {};
+TEST_P(TeardownBaseline, VerifiedUnbatched) {
   RunResult r = run(GetParam(), "none", true);
   EXPECT_EQ(r.variant, "unbatched");
   EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
   EXPECT_EQ(r.stats["write_locks_explored"], r.stats["write_locks_unbatched"]);
 }
-INSTANTIATE_TEST_SUITE_P(All, TeardownScenario, testing::ValuesIn(teardown_scenarios()),
+INSTANTIATE_TEST_SUITE_P(All, TeardownBaseline, testing::ValuesIn(scenarios_with_baseline()),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(Teardown, FiveVmaLibraryTakesTheLockOnceInsteadOfFiveTimes) {

@@ -52,8 +52,9 @@ INSTANTIATE_TEST_SUITE_P(All, MutantTrace, testing::ValuesIn(mutant_names()),
 // The documented schema (README, "Counterexample traces"): required fields and their types.
 static void expect_schema(const nlohmann::json& v) {
   ASSERT_TRUE(v.is_object());
-  EXPECT_EQ(v.at("schema"), "vmaverify-trace/1");
-  for (const char* k : {"scenario", "mutant", "variant", "search", "state", "result", "kind", "message"})
+  EXPECT_EQ(v.at("schema"), "vmaverify-trace/2");
+  for (const char* k : {"scenario", "mutant", "variant", "search", "state", "result", "kind", "message", "model_hash",
+                        "binary_hash", "fingerprint"})
     EXPECT_TRUE(v.at(k).is_string()) << k;
   EXPECT_TRUE(v.at("failing_step").is_number_integer());
   ASSERT_TRUE(v.at("events").is_array());

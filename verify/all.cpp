@@ -21,48 +21,71 @@ static Outcome expect_verified(const Scenario& s, bool progress, bool unbatched)
   return out;
 }
 
+static Check check(Outcome on_crash, std::function<Outcome()> run) {
+  return {on_crash, [run](const OutcomeSink& sink) { sink(run()); }};
+}
+
+static Outcome planned(const std::string& scenario, const std::string& mutant, bool unbatched, const std::string& expected) {
+  Outcome o;
+  o.r.scenario = scenario;
+  o.r.mutant = mutant;
+  o.r.variant = unbatched ? "unbatched" : "batched";
+  o.expected = expected;
+  return o;
+}
+
 // Every scenario must verify under its own search on the correct model.
-static void run_scenarios(bool progress, const OutcomeSink& sink) {
-  for (const Scenario& s : all_scenarios()) sink(expect_verified(s, progress, false));
+static std::vector<Check> scenario_checks(bool progress) {
+  std::vector<Check> v;
+  for (const Scenario& s : all_scenarios())
+    v.push_back(check(planned(s.name, "none", false, "verified"), [&s, progress] { return expect_verified(s, progress, false); }));
+  return v;
 }
 
 // Every mutant must be caught by its scenario, with the kind of failure it names.
-static void run_mutants(bool progress, const OutcomeSink& sink) {
-  for (const MutantInfo& m : all_mutants()) {
-    const Scenario* s = find_scenario(m.caught_by);
-    Outcome out;
-    out.expected = std::string("counterexample (") + m.kind + ")";
-    if (!s) {
-      out.r.scenario = m.caught_by;
-      out.r.mutant = m.name;
-      out.r.result = "error";
-      out.r.message = std::string("mutant names unknown scenario '") + m.caught_by + "'";
-    } else {
-      RunOptions o;
-      o.mutant = m.name;
-      o.progress = progress;
-      out.r = run_scenario(*s, o, false);
-      out.as_expected = out.r.result == "counterexample" && out.r.kind == m.kind;
-    }
-    sink(out);
+static Outcome expect_caught(const MutantInfo& m, bool progress) {
+  const Scenario* s = find_scenario(m.caught_by);
+  Outcome out = planned(m.caught_by, m.name, false, std::string("counterexample (") + m.kind + ")");
+  if (!s) {
+    out.r.result = "error";
+    out.r.message = std::string("mutant names unknown scenario '") + m.caught_by + "'";
+  } else {
+    RunOptions o;
+    o.mutant = m.name;
+    o.progress = progress;
+    out.r = run_scenario(*s, o, false);
+    out.as_expected = out.r.result == "counterexample" && out.r.kind == m.kind;
   }
+  return out;
+}
+
+static std::vector<Check> mutant_checks(bool progress) {
+  std::vector<Check> v;
+  for (const MutantInfo& m : all_mutants())
+    v.push_back(check(planned(m.caught_by, m.name, false, std::string("counterexample (") + m.kind + ")"),
+                      [&m, progress] { return expect_caught(m, progress); }));
+  return v;
 }
 
 // The pre-patch teardown must verify on the same scenarios.
-static void run_baselines(bool progress, const OutcomeSink& sink) {
+static std::vector<Check> baseline_checks(bool progress) {
+  std::vector<Check> v;
   for (const Scenario& s : all_scenarios())
-    if (s.baseline) sink(expect_verified(s, progress, true));
+    if (s.baseline)
+      v.push_back(check(planned(s.name, "none", true, "verified"), [&s, progress] { return expect_verified(s, progress, true); }));
+  return v;
 }
 
-static CheckGroupRegistrar scenarios_group({"scenarios", &run_scenarios});
-static CheckGroupRegistrar baselines_group({"baselines", &run_baselines});
-static CheckGroupRegistrar mutants_group({"mutants", &run_mutants});
+static CheckGroupRegistrar scenarios_group({"scenarios", &scenario_checks});
+static CheckGroupRegistrar baselines_group({"baselines", &baseline_checks});
+static CheckGroupRegistrar mutants_group({"mutants", &mutant_checks});
 
 void run_all_checks(bool progress, const OutcomeSink& sink) {
   for (const CheckGroup& g : groups())
-    g.run(progress, [&](const Outcome& o) {
-      Outcome tagged = o;
-      tagged.group = g.name;
-      sink(tagged);
-    });
+    for (const Check& c : g.checks(progress))
+      run_check_isolated(c, [&](const Outcome& o) {
+        Outcome tagged = o;
+        tagged.group = g.name;
+        sink(tagged);
+      });
 }

@@ -11,17 +11,34 @@ struct Outcome {
   bool as_expected = false;
   std::string expected;  // e.g. "verified", "counterexample (data race)", "proved"
   std::string group;     // the check group it came from: scenarios, mutants, proofs
+  std::string trace;     // the counterexample trace written for it, if any
 };
 
 using OutcomeSink = std::function<void(const Outcome&)>;
 
+// One unit of `all`, run in a process of its own: what it reports if it dies (scenario,
+// mutant, variant, expected), and the work, which gives one or more outcomes.
+struct Check {
+  Outcome on_crash;
+  std::function<void(const OutcomeSink&)> run;
+};
+
 struct CheckGroup {
   const char* name;
-  void (*run)(bool progress, const OutcomeSink& sink);
+  std::vector<Check> (*checks)(bool progress);
 };
 struct CheckGroupRegistrar {
   explicit CheckGroupRegistrar(CheckGroup g);
 };
 
-// Run every group in registration order; each outcome goes to sink as soon as it is known.
+// Run c in a child process, passing each outcome to sink as it arrives; a child that crashes
+// or exits before reporting adds an outcome with result "error" saying how it died.
+void run_check_isolated(const Check& c, const OutcomeSink& sink);
+
+// Run every group in registration order, each check isolated; each outcome goes to sink as
+// soon as it is known.
 void run_all_checks(bool progress, const OutcomeSink& sink);
+
+// An outcome as one JSON line and back (how a check's process reports to `all`).
+std::string outcome_wire(const Outcome& o);
+bool outcome_from_wire(const std::string& line, Outcome* o);

@@ -56,7 +56,8 @@ static int parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
 int run_command_line(int argc, const char* const* argv) {
   CLI::App app("Model-checked verification of batched unlink_file_vma and i_mmap_rwsem.", "vmaverify");
   app.footer("Exit status: 0 verified/proved, 1 counterexample (or refuted), 2 bad usage or bad input,\n"
-             "3 incomplete (a budget ran out). `vmaverify COMMAND --help` shows a command's options.");
+             "3 incomplete (a budget ran out), 4 replay did not reproduce the recorded failure.\n"
+             "`vmaverify COMMAND --help` shows a command's options.");
   app.require_subcommand(1);
   std::vector<std::pair<const CLI::App*, CommandRun>> runs;
   for (const Command& c : all_commands()) {

@@ -10,7 +10,8 @@ class Option;
 }  // namespace CLI
 
 // Exit statuses of the command-line contract.
-enum ExitStatus { EXIT_VERIFIED = 0, EXIT_COUNTEREXAMPLE = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
+// EXIT_NOT_REPRODUCED: replay ran the recorded interleaving and it did not fail the recorded way.
+enum ExitStatus { EXIT_VERIFIED = 0, EXIT_COUNTEREXAMPLE = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3, EXIT_NOT_REPRODUCED = 4 };
 
 // What a command does once its arguments are parsed: returns the exit status.
 using CommandRun = std::function<int()>;

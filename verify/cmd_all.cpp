@@ -1,8 +1,13 @@
 // vmaverify all: every scenario, every mutant against its scenario, every proof.
 #include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <memory>
 #include <CLI/CLI.hpp>
+#include "proofs/prover.hpp"
 #include "verify/all.hpp"
 #include "verify/cli.hpp"
 #include "verify/json_out.hpp"
@@ -17,39 +22,69 @@ static std::string sanitize(std::string s) {
 }
 
 struct AllArgs {
-  std::string junit, traces = "vmaverify-traces";
+  std::string junit, summary, specs, traces = "vmaverify-traces";
   bool json = false, quiet = false;
 };
+
+// The output paths, checked before a minute of checking: "" when usable, else why not.
+static std::string unusable_dir(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 && mkdir(dir.c_str(), 0777) != 0)
+    return "--traces " + dir + ": cannot create directory: " + std::strerror(errno);
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "--traces " + dir + ": not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return "--traces " + dir + ": not writable";
+  return "";
+}
+static std::string unwritable_file(const char* option, const std::string& file, bool append) {
+  struct stat st;
+  if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return std::string(option) + " " + file + ": is a directory";
+  bool existed = stat(file.c_str(), &st) == 0;
+  std::ofstream f(file, append ? std::ios::app : std::ios::out);
+  if (!f) return std::string(option) + " " + file + ": cannot write: " + std::strerror(errno);
+  if (!existed) {
+    f.close();
+    std::remove(file.c_str());
+  }
+  return "";
+}
 
 static int all(const AllArgs& a) {
   const bool json = a.json, quiet = a.quiet;
   const std::string& trace_dir = a.traces;
-  std::string err;
+  if (!a.specs.empty()) set_specs_dir(a.specs);
+  if (default_spec_files().empty()) return usage_error("all: no spec files found in " + specs_dir());
+  std::string err = unusable_dir(trace_dir);
+  if (err.empty() && !a.junit.empty()) err = unwritable_file("--junit", a.junit, false);
+  if (err.empty() && !a.summary.empty()) err = unwritable_file("--summary", a.summary, true);
+  if (!err.empty()) return usage_error("all: " + err);
   int unexpected = 0, incomplete = 0, total = 0;
   std::vector<Outcome> outcomes;
-  run_all_checks(!quiet, [&](const Outcome& o) {
+  run_all_checks(!quiet, [&](const Outcome& checked) {
+    Outcome o = checked;
     total++;
-    outcomes.push_back(o);
-    std::string trace_file;
     if (!o.as_expected) {
       (o.r.result == "incomplete" ? incomplete : unexpected)++;
       if (!o.r.state.empty()) {
-        mkdir(trace_dir.c_str(), 0777);
-        trace_file = trace_dir + "/" + sanitize(o.r.scenario + (o.r.mutant == "none" ? "" : "." + o.r.mutant)) + ".json";
+        o.trace = trace_dir + "/" +
+                  sanitize(o.r.scenario + (o.r.mutant == "none" ? "" : "." + o.r.mutant) +
+                           (o.r.variant == "unbatched" ? ".unbatched" : "")) +
+                  ".json";
         std::string e;
-        if (!write_trace(trace_file, o.r, &e)) std::fprintf(stderr, "vmaverify all: %s\n", e.c_str());
+        if (!write_trace(o.trace, o.r, &e)) std::fprintf(stderr, "vmaverify all: %s\n", e.c_str());
       }
     }
+    outcomes.push_back(o);
     if (json) {
-      std::printf("%s\n", json_line(outcome_json(o, trace_file)).c_str());
+      std::printf("%s\n", json_line(outcome_json(o, o.trace)).c_str());
     } else {
       std::printf("%s %s\n", o.as_expected ? "ok  " : "FAIL", result_text(o.r).c_str());
       if (!o.as_expected) std::printf("  expected %s%s\n", o.expected.c_str(),
-                                      trace_file.empty() ? "" : ("; trace in " + trace_file).c_str());
+                                      o.trace.empty() ? "" : ("; trace in " + o.trace).c_str());
     }
     std::fflush(stdout);
   });
   if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("all: " + err);
+  if (!a.summary.empty() && !write_markdown_summary(a.summary, outcomes, &err)) return usage_error("all: " + err);
   if (!json) std::printf("%d checked, %d as expected, %d unexpected, %d incomplete\n", total,
                          total - unexpected - incomplete, unexpected, incomplete);
   return unexpected ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
@@ -62,6 +97,10 @@ static CommandRun define_all(CLI::App& cmd) {
   cmd.add_option("--traces", a->traces, "directory for the traces of unexpected failures")
       ->type_name("DIR")
       ->capture_default_str();
+  cmd.add_option("--summary", a->summary, "append a Markdown summary of the results (e.g. $GITHUB_STEP_SUMMARY)")
+      ->type_name("FILE");
+  cmd.add_option("--specs", a->specs, "directory of the spec files (default: proofs/specs of this checkout)")
+      ->type_name("DIR");
   cmd.add_flag("--json", a->json, "print one JSON object per check: run's fields plus expected,\nas_expected and trace");
   cmd.add_flag("--quiet", a->quiet, "no progress of long searches on stderr");
   return [a] { return all(*a); };

@@ -14,7 +14,7 @@ namespace {
 struct RunArgs {
   std::string scenario, mutant = "none", search, trace;
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
-  bool unbatched = false, json = false, quiet = false;
+  bool unbatched = false, json = false, quiet = false, raw = false;
 };
 
 int run(const CLI::App& cmd, const RunArgs& a) {
@@ -28,13 +28,13 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.progress = !a.quiet;
   o.unbatched = a.unbatched;
   RunResult r = run_scenario(*s, o, search_given);
-  if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err))
+  if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw))
     return usage_error("run: " + err);
   if (a.json) {
     std::printf("%s\n", json_line(result_json(r)).c_str());
   } else {
     std::printf("%s\n", result_text(r).c_str());
-    if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r).c_str());
+    if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r, a.raw).c_str());
   }
   return exit_status(r);
 }
@@ -75,6 +75,7 @@ CommandRun define_run(CLI::App& cmd) {
   cmd.add_flag("--unbatched", a->unbatched, "run the pre-patch free_pgtables (one unlink_file_vma per VMA)");
   cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
       ->type_name("FILE");
+  cmd.add_flag("--raw", a->raw, "keep Relacy's internal event rows in the readable trace");
   cmd.add_flag("--json", a->json, "print one JSON object (schema in README)");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
   const CLI::App* self = &cmd;

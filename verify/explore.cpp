@@ -43,29 +43,63 @@ std::string kind_of(rl::test_result_e r) {
   }
 }
 
+// The tasks a deadlock left blocked: each thread's last event, when it is a blocking one.
+std::vector<const TraceEvent*> blocked_tasks(const std::vector<TraceEvent>& ev) {
+  std::map<int, const TraceEvent*> last;
+  for (const TraceEvent& e : ev)
+    if (!e.failing && e.thread != kEndOfRun) last[e.thread] = &e;
+  std::vector<const TraceEvent*> blocked;
+  for (const auto& t : last)
+    if (t.second->operation.find("blocking") != std::string::npos || t.second->operation.find("wait") != std::string::npos)
+      blocked.push_back(t.second);
+  return blocked;
+}
+
+// Where event i of a thread happened, in model functions: a scenario thread's own accesses
+// (Relacy names them "thread") are named by the model function that thread ran last.
+std::string where(const std::vector<TraceEvent>& ev, size_t i) {
+  if (ev[i].function != "thread") return ev[i].function;
+  for (size_t j = i; j-- > 0;)
+    if (ev[j].thread == ev[i].thread && ev[j].function != "thread" && !ev[j].function.empty())
+      return "the scenario's code after " + ev[j].function;
+  return "the scenario's code";
+}
+
 // One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
 std::string summarize(const RunResult& r) {
   const auto& ev = r.events;
   if (r.kind == "deadlock") {
-    std::string s = "no thread can run:";
-    std::map<int, const TraceEvent*> last;
-    for (const TraceEvent& e : ev)
-      if (!e.failing) last[e.thread] = &e;
-    for (const auto& t : last)
-      if (t.second->operation.find("blocking") != std::string::npos || t.second->operation.find("wait") != std::string::npos)
-        s += " T" + std::to_string(t.first) + " blocked in " + t.second->function + ";";
-    return s == "no thread can run:" ? r.message : s.substr(0, s.size() - 1) + " (lost wake-up)";
+    std::string s;
+    for (const TraceEvent* b : blocked_tasks(ev)) s += (s.empty() ? "" : "; ") + ("T" + std::to_string(b->thread)) + " blocked in " + b->function;
+    return s.empty() ? r.message : "no thread can run: " + s + " (lost wake-up)";
   }
   if (r.kind == "data race" && ev.size() >= 2) {
-    const TraceEvent& racy = ev[ev.size() - 2];
-    for (size_t i = ev.size() - 2; i-- > 0;)
+    const size_t at = ev.size() - 2;
+    const TraceEvent& racy = ev[at];
+    for (size_t i = at; i-- > 0;)
       if (ev[i].object == racy.object && ev[i].thread != racy.thread)
         return "data race on " + racy.object + ": T" + std::to_string(racy.thread) + " " + racy.operation + " in " +
-               racy.function + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
-               " in " + ev[i].function;
-    return "data race on " + racy.object + " (" + racy.operation + " in " + racy.function + ")";
+               where(ev, at) + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
+               " in " + where(ev, i);
+    return "data race on " + racy.object + " (" + racy.operation + " in " + where(ev, at) + ")";
   }
   return r.message;
+}
+
+// A deadlock is found by Relacy once no thread can run, in none of them: its row names the
+// blocked tasks and where they block.
+void attribute_deadlock(RunResult* r) {
+  std::vector<const TraceEvent*> blocked = blocked_tasks(r->events);
+  TraceEvent& f = r->events.back();
+  f.thread = kEndOfRun;
+  f.function.clear();
+  std::string who, at;
+  for (const TraceEvent* b : blocked) {
+    who += (who.empty() ? "" : ", ") + ("T" + std::to_string(b->thread)) + " in " + b->function;
+    at = at.empty() ? b->source : at;
+  }
+  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run") : "blocked forever: " + who);
+  f.source = at;
 }
 
 }  // namespace
@@ -152,6 +186,7 @@ RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& 
     res.message = detail;
   }
   res.message = summarize(res);
+  if (res.kind == "deadlock" && !res.events.empty()) attribute_deadlock(&res);
   return res;
 }
 

@@ -1,6 +1,8 @@
 #include "verify/scenario.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 #include "model/batch_states.hpp"
 #include "proofs/prover.hpp"
@@ -39,16 +41,64 @@ static void check_explored_states(RunResult* r) {
     return;
   }
   r->violated_spec = spec;
-  if (r->result != "verified") return;  // the exploration's own counterexample comes first
+  // The exploration's own counterexample comes first; an incomplete search (a budget, or a
+  // replayed iteration) that reached a violating state did find a counterexample.
+  if (r->result == "counterexample") return;
   r->result = "counterexample";
   r->kind = "spec";
   r->message = "an explored batch state violates " + spec + ": " + why;
+}
+
+// The explored state that violates a spec, and the failure to report where it is recorded.
+// In the iteration only a comparison: Relacy runs threads on small fiber stacks, no place
+// for Z3.
+static BatchSnapshot g_violating;
+static char g_violation[256];
+static bool not_the_violating_state(const BatchSnapshot& s, char* message, unsigned size) {
+  if (std::memcmp(&s, &g_violating, sizeof s) != 0) return true;
+  std::snprintf(message, size, "%s", g_violation);
+  return false;
+}
+
+// The first explored state that violates a spec, with "violates SPEC: the state" on one line.
+static bool find_violating_state(std::string* message) {
+  for (const BatchSnapshot& st : explored_batch_states()) {
+    std::string spec, why, line;
+    if (check_states_against_specs({st}, default_spec_files(), &spec, &why)) continue;
+    for (char ch : why)  // one line: the driver reads the failure's first line
+      if (ch != '\n' && !(ch == ' ' && !line.empty() && line.back() == ' ')) line += ch;
+      else if (!line.empty() && line.back() != ' ') line += ' ';
+    g_violating = st;
+    *message = "an explored batch state violates " + spec + ": " + line;
+    return true;
+  }
+  return false;
+}
+
+// The search again, failing the first interleaving that records the violating state: its
+// trace and a search state that replays it.
+static RunResult run_to_violation(const Scenario& s, const RunOptions& o, const std::string& message) {
+  std::snprintf(g_violation, sizeof g_violation, "%s", message.c_str());
+  g_batch_state_check = &not_the_violating_state;
+  RunResult r = s.run(s, o);
+  g_batch_state_check = nullptr;
+  return r;
 }
 
 RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
   if (!search_given) SearchSpec::parse(s.search, &o.search, nullptr);
   RunResult r = s.run(s, o);
   check_explored_states(&r);
+  // A violation found after the search (or the one replayed iteration): find its interleaving.
+  std::string message;
+  if (r.result == "counterexample" && r.kind == "spec" && r.state.empty() && find_violating_state(&message)) {
+    RunResult found = run_to_violation(s, o, message);
+    if (found.result == "counterexample" && found.kind == "spec") {
+      found.stats = r.stats;
+      found.violated_spec = r.violated_spec;
+      r = found;
+    }
+  }
   if (!s.figures) return r;
   s.figures(&r.stats);
   // The model's teardown and the plain run of the same code must take the lock equally often.

@@ -1,0 +1,110 @@
+// What a counterexample trace tells its reader: compare-exchange rows with expected, found and
+// new, decoded; messages whole; end-of-run checks and deadlocks in no thread, naming the
+// blocked tasks; project sources only; a legend; Relacy's internal rows only on request;
+// aligned columns.
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include "verify/scenario.hpp"
+#include "verify/trace.hpp"
+
+static RunResult caught(const std::string& scenario, const std::string& mutant) {
+  RunOptions o;
+  o.mutant = mutant;
+  RunResult r = run_scenario(*find_scenario(scenario), o, false);
+  EXPECT_EQ(r.result, "counterexample") << scenario << " " << mutant;
+  return r;
+}
+
+static const TraceEvent& failing(const RunResult& r) { return r.events.back(); }
+
+TEST(TraceText, CompareExchangeShowsExpectedFoundAndNewDecoded) {
+  RunResult r = caught("rwsem_readers_writer", "try_write_lock_clears_waiters");
+  int cas = 0;
+  bool clears_waiters = false;
+  for (const TraceEvent& e : r.events) {
+    if (e.operation.rfind("compare-exchange", 0) != 0) continue;
+    cas++;
+    EXPECT_TRUE(std::regex_match(e.value, std::regex("expected .+; found .+; (new .+|not replaced)"))) << e.value;
+    // The bug: the CAS that takes the lock drops WAITERS although a reader still waits.
+    clears_waiters |= e.value == "expected WAITERS; found WAITERS; new WRITER";
+  }
+  EXPECT_GT(cas, 0);
+  EXPECT_TRUE(clears_waiters) << trace_text(r);
+  EXPECT_EQ(trace_text(r).find("[ABA]"), std::string::npos);
+}
+
+TEST(TraceText, MessagesAreWholeInTextAndJson) {
+  RunResult r = caught("teardown_vs_rmap_walk", "batch_final_forgotten");
+  EXPECT_NE(failing(r).value.find("removed 0 times, expected 1"), std::string::npos) << failing(r).value;
+  nlohmann::json j = nlohmann::json::parse(trace_json(r));
+  EXPECT_NE(j.at("events").back().at("value").get<std::string>().find(", expected 1"), std::string::npos);
+  EXPECT_NE(trace_text(r).find(", expected 1"), std::string::npos);
+}
+
+TEST(TraceText, EndOfRunChecksBelongToNoThread) {
+  RunResult r = caught("teardown_vs_rmap_walk", "batch_final_forgotten");
+  EXPECT_EQ(failing(r).thread, kEndOfRun);
+  EXPECT_TRUE(std::regex_search(trace_text(r), std::regex(R"(\n>> +\d+ +end +check_removed)"))) << trace_text(r);
+}
+
+TEST(TraceText, DeadlockNamesTheBlockedTaskAndProjectSourcesOnly) {
+  RunResult r = caught("rwsem_reader_writer", "up_read_no_wake");
+  EXPECT_EQ(failing(r).thread, kEndOfRun);
+  EXPECT_NE(failing(r).operation.find("blocked forever: T0 in schedule"), std::string::npos) << failing(r).operation;
+  EXPECT_EQ(failing(r).source, "model/sched.hpp:33");
+  for (const TraceEvent& e : r.events) EXPECT_EQ(e.source.find("relacy/"), std::string::npos) << e.step;
+}
+
+TEST(TraceText, DataRaceNamesModelFunctions) {
+  RunResult r = caught("rwsem_two_writers", "up_write_relaxed");
+  EXPECT_EQ(r.message.find(" in thread "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("after "), std::string::npos) << r.message;
+}
+
+TEST(TraceText, LegendAndRelacyRowsOnlyWhenRaw) {
+  RunResult r = caught("rwsem_readers_writer", "try_write_lock_clears_waiters");
+  const std::string t = trace_text(r), raw = trace_text(r, true);
+  EXPECT_NE(t.find("legend: " + find_scenario("rwsem_readers_writer")->description), std::string::npos) << t;
+  EXPECT_NE(t.find("  T0 ran: __down_write"), std::string::npos) << t;
+  EXPECT_NE(t.find("Set-up steps (constructors) are hidden"), std::string::npos);
+  EXPECT_EQ(t.find("event: "), std::string::npos) << t;
+  EXPECT_NE(raw.find("event: reset"), std::string::npos) << raw;
+}
+
+TEST(TraceText, ColumnsStayAlignedWithLongObjectNames) {
+  RunResult r = caught("teardown_vs_rmap_walk", "final_after_free_pgd_range");
+  std::istringstream lines(trace_text(r));
+  std::string line;
+  while (std::getline(lines, line) && line.find(" step ") == std::string::npos) {
+  }
+  const size_t object = line.find("object"), source = line.find("source");
+  ASSERT_NE(source, std::string::npos) << line;
+  int rows = 0;
+  for (; std::getline(lines, line); rows++) {
+    ASSERT_GT(line.size(), object) << line;
+    EXPECT_EQ(line[object - 1], ' ') << line;
+    if (line.rfind(">>", 0) == 0) {  // the failing row's message may be longer than its column
+      EXPECT_TRUE(std::regex_search(line, std::regex(R"( [a-z]+/[\w/.]+:\d+$)"))) << line;
+    } else if (line.size() > source) {
+      EXPECT_TRUE(std::regex_match(line.substr(source), std::regex(R"([a-z]+/[\w/.]+:\d+)"))) << line;
+    }
+  }
+  EXPECT_GT(rows, 5);
+}
+
+// The batch the checks read, at each batch step: a forgotten final shows as a final that left
+// the batch full (no process, so no removal), the others as their state after the step.
+TEST(TraceText, BatchStepsAreRows) {
+  RunResult r = caught("teardown_vs_rmap_walk", "batch_final_forgotten");
+  std::vector<const TraceEvent*> batch;
+  for (const TraceEvent& e : r.events)
+    if (e.object == "the batch") batch.push_back(&e);
+  ASSERT_GE(batch.size(), 3u) << trace_text(r);
+  EXPECT_EQ(batch.front()->operation, "batch init");
+  EXPECT_EQ(batch.front()->function, "unlink_file_vma_batch_init");
+  EXPECT_EQ(batch[1]->value, "count=1 vmas=[vma 0] file libc.so.6");
+  EXPECT_EQ(batch.back()->operation, "batch final");
+  EXPECT_EQ(batch.back()->value, "count=5 vmas=[vma 0 vma 1 vma 2 vma 3 vma 4] file libc.so.6");
+}
