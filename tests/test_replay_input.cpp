@@ -120,8 +120,48 @@ TEST(ReplayInput, WrongShape) {
       {"state_negative", trace_with("state", "-1 -1 -1"), "is not a Relacy search state"},
       {"state_huge_count", trace_with("state", "1 4294967295"), "is not a Relacy search state"},
       {"state_words", trace_with("state", "abc"), "is not a Relacy search state"},
+      {"state_empty", trace_with("state", ""), "state is empty"},
+      {"state_index_huge", trace_with("state", "0 1 2 4000000000 0"), "has more than 9 digits"},
+      {"state_index_past_count", trace_with("state", "0 1 2 2 0"), "node 0 (2 2 0) is not a decision of a scenario with 2 threads"},
+      {"state_more_threads", trace_with("state", "0 2 2 1 0 9 3 0"), "node 1 (9 3 0) is not a decision"},
+      {"state_bad_type", trace_with("state", "0 1 2 1 7"), "node 0 (2 1 7)"},
+      {"state_too_many_nodes", trace_with("state", "0 2000000"), "not an iteration, a node count and three numbers per node"},
+      {"variant_garbage", trace_with("variant", "sideways"), "variant \"sideways\" is not batched or unbatched"},
+      {"kind_empty", trace_with("kind", ""), "kind \"\" is not a failure kind"},
   };
   for (const BadTrace& t : cases) expect_rejected(t);
+}
+
+TEST(ReplayInput, RandomSearchStateMustBeOneOfItsIterations) {
+  nlohmann::json j = nlohmann::json::parse(real_trace());
+  j["search"] = "random:5";
+  j["state"] = "7";
+  expect_rejected({"random_past_n", j.dump(), "iteration 7 is not one of the search's 1..5"});
+  j["state"] = "0";
+  expect_rejected({"random_zero", j.dump(), "iteration 0 is not one of the search's 1..5"});
+  j["state"] = "4294967296";
+  expect_rejected({"random_huge", j.dump(), "has more than 9 digits"});
+  j["state"] = "1 2";
+  expect_rejected({"random_two_numbers", j.dump(), "a random search saves one number"});
+}
+
+// Edited states (a digit changed): rejected, replayed or not reproduced, never a crash.
+TEST(ReplayInput, DigitFlipsNeverCrash) {
+  nlohmann::json j = nlohmann::json::parse(real_trace());
+  const std::string state = j["state"];
+  unsigned seed = 16;
+  for (int k = 0; k < 30; k++) {
+    std::string edited = state;
+    seed = seed * 1103515245 + 12345;
+    size_t at = (seed >> 8) % edited.size();
+    if (edited[at] == ' ') continue;
+    edited[at] = (char)('0' + (seed >> 20) % 10);
+    j["state"] = edited;
+    std::string path = temp_file("flip.json", j.dump());
+    BinaryRun r = replay(path);
+    EXPECT_NE(r.status, -1) << "state " << edited << " crashed replay: " << r.err;
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ReplayInput, MissingOrUnreadableFile) {

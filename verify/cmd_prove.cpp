@@ -12,6 +12,7 @@
 static std::string kind_of(const ProofResult& r) {
   if (r.result == "refuted") return "invariant";
   if (r.result == "error") return "malformed spec";
+  if (r.result == "incomplete") return "limit";
   return "";
 }
 
@@ -45,6 +46,7 @@ struct ProveArgs {
   std::vector<std::string> files;
   std::string mutant = "none";
   bool json = false;
+  ProofLimits limits;
 };
 
 static int prove(const ProveArgs& a) {
@@ -53,20 +55,23 @@ static int prove(const ProveArgs& a) {
   const std::vector<std::string> files = all_defaults ? default_spec_files() : a.files;
   if (files.empty()) return usage_error("prove: no spec files found");
 
-  bool malformed = false, failed = false;
+  set_proof_limits(a.limits);
+  bool malformed = false, failed = false, incomplete = false;
   auto report = [&](const ProofResult& r, const std::string& expected) {
     malformed |= r.result == "error";
-    failed |= r.result != expected;
+    incomplete |= r.result == "incomplete";
+    failed |= r.result != expected && r.result != "incomplete";
+    if (r.result == "error") usage_error("prove: " + r.message);  // the contract's line on stderr
     if (a.json)
       std::printf("%s\n", json_line(proof_json(r)).c_str());
-    else
+    else if (r.result != "error")
       print_proof(r);
     std::fflush(stdout);
   };
   for (const ProofResult& r : prove_specs(files, a.mutant)) report(r, "proved");
   if (all_defaults && a.mutant == "none")
     for (const std::string& m : names) report(refute_batch_mutant(files, m), "refuted");
-  return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
+  return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
 }
 
 static bool is_batch_mutant(const std::string& name) {
@@ -90,6 +95,16 @@ static CommandRun define_prove(CLI::App& cmd) {
                  ->type_name("NAME")
                  ->capture_default_str(),
              "batch mutant", &is_batch_mutant, batch_mutant_list());
+  cmd.add_option("--time-limit", a->limits.seconds,
+                 "seconds one proof may take (wall clock); past it the proof is incomplete (exit 3)")
+      ->type_name("S")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 86400u).description(""));
+  cmd.add_option("--memory-limit", a->limits.memory_mb,
+                 "MiB Z3 may use during one proof; past it the proof is incomplete (exit 3)")
+      ->type_name("MIB")
+      ->capture_default_str()
+      ->check(CLI::Range(64u, 1048576u).description(""));
   cmd.add_flag("--json", a->json, "print one JSON object per proof");
   return [a] { return prove(*a); };
 }

@@ -24,3 +24,5 @@ constexpr long long kMaxTraceBytes = 64LL << 20;
 bool write_trace(const std::string& file, const RunResult& r, std::string* err);
 // Read what write_trace wrote; false with *err (naming the file and, for bad JSON, the position) otherwise.
 bool read_trace(const std::string& file, RunResult* r, std::string* err);
+// The same from the file's text (file only names it in errors).
+bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err);
