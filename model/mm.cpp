@@ -125,7 +125,7 @@ void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batc
   // state too), then DESIGN invariants 1 and 2 are checked at this step.
   mm_struct* mm = g_exiting_mm[rl::thread_index()];
   const int n = std::min(vb->count, unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE);
-  if (ev == BATCH_ADD && vb->count > 0) {
+  if (ev == BATCH_ADD && vb->count > 0 && vb->count <= unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE) {
     vm_area_struct* last = vb->vmas[vb->count - 1];
     mm->added[last->id]++;
     mm->append_seq[last->id] = ++mm->appends;

@@ -77,7 +77,7 @@ ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabular
     r.counterexample = "after init:\n" + format_state(state_in_model(solver.get_model(), init, {}), names, "  ");
     return r;
   }
-  if (base == z3::unknown) return error_result(spec, r.mutant, spec.path + ": Z3 could not decide init (" + unknown + ")");
+  if (base == z3::unknown) return incomplete_result(spec, r.mutant, spec.path + ": Z3 could not decide init (" + unknown + ")");
   solver.pop();
 
   auto hypotheses = [&](const BatchState& pre) {
@@ -113,7 +113,7 @@ ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabular
       }
     }
     if (res == z3::unknown)
-      return error_result(spec, r.mutant, spec.path + ": Z3 could not decide " + step->name + " (" + unknown + ")");
+      return incomplete_result(spec, r.mutant, spec.path + ": Z3 could not decide " + step->name + " (" + unknown + ")");
     if (res == z3::sat) {
       std::string call = step->name == "add" ? "add(vma " + std::to_string(model_int(m, vma)) + ")" : step->name;
       r.result = "refuted";

@@ -18,6 +18,12 @@ ProofResult error_result(const Spec& spec, const std::string& mutant, const std:
   return r;
 }
 
+ProofResult incomplete_result(const Spec& spec, const std::string& mutant, const std::string& message) {
+  ProofResult r = error_result(spec, mutant, message);
+  r.result = "incomplete";
+  return r;
+}
+
 z3::check_result check_negation(z3::solver& s, const z3::expr& hypotheses, const z3::expr& goal,
                                 std::string* unknown_reason) {
   s.push();

@@ -8,6 +8,8 @@
 #include "proofs/spec_file.hpp"
 
 ProofResult error_result(const Spec& spec, const std::string& mutant, const std::string& message);
+// Z3 answered unknown (a limit, or a question it cannot decide): neither proved nor refuted.
+ProofResult incomplete_result(const Spec& spec, const std::string& mutant, const std::string& message);
 z3::solver make_solver(z3::context& c, unsigned timeout_ms = 30000);
 // Pushes a scope with hypotheses and !goal and checks it: sat is a counterexample (read the
 // model before popping), unsat a proof, unknown sets *unknown_reason. The caller pops.

@@ -3,6 +3,10 @@
 #include "proofs/prover.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -101,11 +105,52 @@ static ProofResult run_proof(z3::context& c, const Spec& spec, BatchMutant mutan
   return prove_by_induction(c, spec, voc, inv, assumed, mutant, r, other_invariants(c, spec, voc));
 }
 
-// The spec's own proof, taking its direct assumptions as hypotheses.
+static ProofLimits g_limits;
+void set_proof_limits(const ProofLimits& limits) { g_limits = limits; }
+const ProofLimits& proof_limits() { return g_limits; }
+
+namespace {
+
+// Interrupts the context's Z3 calls once the proof's time is up (Z3_interrupt may be called
+// from another thread; it stops the current check, so it is repeated until the proof returns).
+class Watchdog {
+ public:
+  Watchdog(z3::context& c, unsigned seconds) : thread_([this, &c, seconds] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (wake_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) return;
+      fired_ = true;
+      while (!wake_.wait_for(lock, std::chrono::milliseconds(50), [this] { return done_; })) c.interrupt();
+    }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  bool fired() const { return fired_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::atomic<bool> fired_{false};
+  std::thread thread_;
+};
+
+bool mentions_memory(const std::string& s) {
+  return s.find("memory") != std::string::npos || s.find("memout") != std::string::npos;
+}
+
+}  // namespace
+
+// The spec's own proof, taking its direct assumptions as hypotheses, within proof_limits().
 static ProofResult own_proof(const Spec& spec, const std::string& mutant_name) {
-  // A spec Z3 cannot handle should end in an error, not in the machine's memory running out.
-  static const bool limited = (z3::set_param("memory_max_size", 2048), true);
-  (void)limited;
+  const ProofLimits limits = g_limits;
+  z3::set_param("memory_max_size", (int)limits.memory_mb);
+  const std::string time_limit = "proof time limit of " + std::to_string(limits.seconds) + " s reached";
+  const std::string memory_limit = "proof memory limit of " + std::to_string(limits.memory_mb) + " MiB reached";
   auto start = std::chrono::steady_clock::now();
   ProofResult r = error_result(spec, mutant_name, "");
   BatchMutant mutant;
@@ -114,10 +159,22 @@ static ProofResult own_proof(const Spec& spec, const std::string& mutant_name) {
   } else {
     try {
       z3::context c;
-      r = run_proof(c, spec, mutant, r);
+      Watchdog watchdog(c, limits.seconds);
+      try {
+        r = run_proof(c, spec, mutant, r);
+      } catch (const z3::exception& e) {
+        r = error_result(spec, mutant_name, spec.path + ": Z3: " + e.msg());
+        if (mentions_memory(e.msg())) r = incomplete_result(spec, mutant_name, spec.path + ": " + memory_limit);
+      }
+      // Whatever Z3 said once interrupted (unknown, or an exception) is the time limit.
+      if (watchdog.fired() && r.result != "proved" && r.result != "refuted")
+        r = incomplete_result(spec, mutant_name, spec.path + ": " + time_limit);
     } catch (const z3::exception& e) {
-      r = error_result(spec, mutant_name, spec.path + ": Z3: " + e.msg());
+      r = mentions_memory(e.msg()) ? incomplete_result(spec, mutant_name, spec.path + ": " + memory_limit)
+                                   : error_result(spec, mutant_name, spec.path + ": Z3: " + e.msg());
     }
+    if (r.result == "incomplete" && mentions_memory(r.message) && r.message.find(memory_limit) == std::string::npos)
+      r.message += " (" + memory_limit + ")";
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

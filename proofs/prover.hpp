@@ -7,12 +7,21 @@
 struct ProofResult {
   std::string spec;             // spec name: file name without .smt2
   std::string mutant = "none";  // batch mutant switched on, or "none"
-  std::string result;           // proved | refuted | error
+  std::string result;           // proved | refuted | incomplete (Z3 answered unknown, or a limit) | error
   std::string message;          // one line: what was shown, or what went wrong (errors: FILE:LINE: Z3's message)
   std::string counterexample;   // refuted: the state(s) and the step, readable
   double seconds = 0;
   std::string method;           // "induction" or "trace:N"
 };
+
+// What one proof (one spec on one mutant) may use: Z3's answer past either is "incomplete",
+// the message naming the limit. A proof that takes long is a spec Z3 cannot handle.
+struct ProofLimits {
+  unsigned seconds = 300;     // wall clock, the whole proof (each Z3 check also stops at 30 s)
+  unsigned memory_mb = 2048;  // Z3's memory_max_size, for the process while a proof runs
+};
+void set_proof_limits(const ProofLimits& limits);
+const ProofLimits& proof_limits();
 
 // Proves each spec file on the batch with the given mutant switched on; one result per file,
 // in order. Specs named by "; assumes:" lines are proved too: a spec whose own proof succeeds
@@ -41,6 +50,7 @@ std::vector<std::string> batch_mutant_names();
 
 // Checks concrete explored states against every induction spec (trace specs speak of whole
 // teardowns, not states, and are skipped). False on the first violation or malformed spec,
-// with *violated_spec naming it and *message saying why (the state, printed).
+// with *violated_spec naming it and *message saying why (the state, printed). A malformed
+// spec (or one Z3 fails on) also sets *malformed when given: that is bad input, not a violation.
 bool check_states_against_specs(const std::vector<BatchSnapshot>& states, const std::vector<std::string>& spec_files,
-                                std::string* violated_spec, std::string* message);
+                                std::string* violated_spec, std::string* message, bool* malformed = nullptr);

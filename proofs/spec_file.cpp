@@ -1,11 +1,11 @@
 #include "proofs/spec_file.hpp"
 
 #include <sys/stat.h>
-#include <algorithm>
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
+#include "proofs/spec_syntax.hpp"
 
 static std::string base_name(const std::string& path) {
   std::string n = path.substr(path.find_last_of('/') + 1);
@@ -22,41 +22,66 @@ bool load_spec(const std::string& path, Spec* out, std::string* error) {
   Spec s;
   s.path = path;
   s.name = base_name(path);
+  // stat before opening: opening a FIFO would wait for a writer.
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     *error = path + ": is a directory, not a spec file";
     return false;
   }
-  std::ifstream in(path);
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    *error = path + ": cannot read spec file: not a regular file";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = path + ": cannot read spec file";
     return false;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  s.text = buf.str();
+  // Read at most one byte past the limit: a larger file is refused without being held.
+  s.text.resize(kMaxSpecBytes + 1);
+  in.read(&s.text[0], (std::streamsize)s.text.size());
+  s.text.resize((size_t)in.gcount());
+  if (in.bad()) {
+    *error = path + ": cannot read spec file";
+    return false;
+  }
+  return spec_from_text(path, s.text, out, error);
+}
 
-  static const std::regex header(R"(^\s*;+\s*(assumes|mode)\s*:\s*(.*?)\s*$)");
-  static const std::regex trace_mode(R"(trace\s+([0-9]{1,3}))");
+bool spec_from_text(const std::string& path, const std::string& text, Spec* out, std::string* error) {
+  Spec s;
+  s.path = path;
+  s.name = base_name(path);
+  s.text = text;
+  if (s.text.size() > kMaxSpecBytes) {
+    *error = path + ": larger than " + std::to_string(kMaxSpecBytes) + " bytes (the limit for a spec)";
+    return false;
+  }
   std::istringstream lines(s.text);
-  std::string line;
+  std::string line, key, value;
   for (int no = 1; std::getline(lines, line); no++) {
-    std::smatch m;
-    if (!std::regex_match(line, m, header)) continue;
-    if (m[1] == "assumes") {
-      std::istringstream names(m[2].str());
+    if (!header_comment(line, &key, &value) || (key != "assumes" && key != "mode")) continue;
+    if (key == "assumes") {
+      std::istringstream names(value);
       for (std::string n; names >> n;) s.assumes.push_back(n);
       s.assumes_line = no;
       continue;
     }
-    std::smatch t;
-    std::string mode = m[2].str();
-    if (mode == "induction") {
+    const std::string digits = value.compare(0, 5, "trace") == 0 ? value.substr(5) : "";
+    const size_t first = digits.find_first_not_of(" \t");
+    const std::string n = first == std::string::npos ? "" : digits.substr(first);
+    if (value == "induction") {
       s.trace_length = 0;
-    } else if (std::regex_match(mode, t, trace_mode) && std::stoi(t[1].str()) > 0) {
-      s.trace_length = std::stoi(t[1].str());
+    } else if (first > 0 && first != std::string::npos && n.size() <= 3 &&
+               n.find_first_not_of("0123456789") == std::string::npos && std::stoi(n) > 0) {
+      if (std::stoi(n) > kMaxTraceLength) {
+        *error = located(s, no, "trace length " + n + " is above the limit of " + std::to_string(kMaxTraceLength));
+        return false;
+      }
+      s.trace_length = std::stoi(n);
     } else {
-      *error = located(s, no, "unknown mode '" + mode + "' (expected 'induction' or 'trace N')");
+      *error = located(s, no, "unknown mode " + value.substr(0, 40) + (value.size() > 40 ? "..." : "") +
+                                  " (expected 'induction' or 'trace N')");
       return false;
     }
   }
@@ -92,161 +117,107 @@ z3::expr spec_at(const z3::expr& spec, const Vocabulary& v, const BatchState& s)
   return e.substitute(from, state_terms(c, s));
 }
 
-// Top-level s-expressions of an SMT-LIB text with the line each starts on, skipping
-// comments and string literals.
-static std::vector<std::pair<int, std::string>> commands(const std::string& text) {
-  std::vector<std::pair<int, std::string>> out;
-  int depth = 0, line = 1, start_line = 1;
-  size_t start = 0;
-  bool in_string = false, in_comment = false;
-  for (size_t i = 0; i < text.size(); i++) {
-    char ch = text[i];
-    if (ch == '\n') {
-      line++;
-      in_comment = false;
-      continue;
-    }
-    if (in_comment) continue;
-    if (in_string) {
-      if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == ';') {
-      in_comment = true;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '(') {
-      if (depth++ == 0) start = i, start_line = line;
-    } else if (ch == ')' && depth > 0 && --depth == 0) {
-      out.push_back({start_line, text.substr(start, i + 1 - start)});
-    }
-  }
-  if (depth > 0) out.push_back({start_line, text.substr(start)});
-  return out;
-}
-
-// An s-expression: an atom, or a list.
-struct Sexpr {
-  std::string atom;
-  std::vector<Sexpr> list;
-};
-
-// Parses the s-expression at text[*i], skipping comments and whitespace before its parts.
-static Sexpr parse_sexpr(const std::string& text, size_t* i) {
-  auto skip = [&]() {
-    while (*i < text.size() && (isspace((unsigned char)text[*i]) || text[*i] == ';'))
-      if (text[*i] == ';')
-        while (*i < text.size() && text[*i] != '\n') ++*i;
-      else
-        ++*i;
-  };
-  Sexpr e;
-  skip();
-  if (*i < text.size() && text[*i] == '(') {
-    ++*i;
-    for (skip(); *i < text.size() && text[*i] != ')'; skip()) e.list.push_back(parse_sexpr(text, i));
-    ++*i;
-    return e;
-  }
-  while (*i < text.size() && !isspace((unsigned char)text[*i]) && text[*i] != '(' && text[*i] != ')' && text[*i] != ';')
-    e.atom += text[(*i)++];
-  return e;
-}
-
-static void atoms_of(const Sexpr& e, std::set<std::string>* out) {
-  if (!e.atom.empty()) out->insert(e.atom);
-  for (const Sexpr& x : e.list) atoms_of(x, out);
+static void atoms_of(const SpecTerm& e, std::set<std::string>* out) {
+  if (!e.is_list) out->insert(e.atom);
+  for (const SpecTerm& x : e.list) atoms_of(x, out);  // depth at most kMaxSpecDepth
 }
 
 // Z3 4.8 never finishes unfolding a recursive function whose body reads a free constant
 // (it ran out of memory on one), so such a helper is an error naming what to pass instead.
-static std::string rec_reading_state(const std::string& command, const z3::func_decl_vector& vocabulary) {
-  size_t at = 0;
-  Sexpr def = parse_sexpr(command, &at);
+static std::string rec_reading_state(const SpecTerm& def, const z3::func_decl_vector& vocabulary) {
   if (def.list.size() != 5 || def.list[0].atom != "define-fun-rec") return "";
   std::set<std::string> body, params;
   atoms_of(def.list[4], &body);
-  for (const Sexpr& p : def.list[2].list)
+  for (const SpecTerm& p : def.list[2].list)
     if (!p.list.empty()) params.insert(p.list[0].atom);
   for (unsigned k = 0; k < vocabulary.size(); k++) {
     std::string name = vocabulary[k].name().str();
     if (body.count(name) && !params.count(name))
-      return "recursive helper " + def.list[1].atom + " reads " + name +
+      return "recursive helper " + def.list[1].atom.substr(0, 80) + " reads " + name +
              " directly: pass it as an argument (Z3 4.8 cannot unfold recursive functions over free constants)";
   }
   return "";
 }
 
-// Z3 says "(error \"line L column C: message\")": keep the inner text.
+// Z3 says "(error \"line L column C: message\")": keep the inner text, on one line, shortened
+// (it may quote a name as long as the file).
 static std::string z3_message(const std::string& raw) {
-  static const std::regex wrapped(R"(^\s*\(error\s+\"([\s\S]*)\"\)\s*$)");
-  std::smatch m;
-  std::string msg = std::regex_match(raw, m, wrapped) ? m[1].str() : raw;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  return msg;
+  std::string msg = raw;
+  const std::string open = "(error \"";
+  size_t at = msg.find(open), close = msg.rfind("\")");
+  if (at != std::string::npos && close != std::string::npos && close > at) msg = msg.substr(at + open.size(), close - at - open.size());
+  for (char& ch : msg)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!msg.empty() && msg.back() == ' ') msg.pop_back();
+  const size_t most = 300;
+  return msg.size() > most ? msg.substr(0, most) + "..." : msg;
+}
+
+// The number after "line " in Z3's message, or 0.
+static int line_in(const std::string& msg) {
+  size_t at = msg.find("line ");
+  if (at == std::string::npos) return 0;
+  long n = 0;
+  for (size_t i = at + 5; i < msg.size() && std::isdigit((unsigned char)msg[i]) && n < 1000000000; i++)
+    n = n * 10 + (msg[i] - '0');
+  return (int)n;
 }
 
 // The line an error is on: Z3's own when it gives one, else the first command whose
 // prefix of the file no longer parses.
 static int error_line(z3::context& c, const std::string& msg, const std::string& text,
-                      const z3::func_decl_vector& decls) {
-  static const std::regex at_line(R"(line\s+([0-9]+))");
-  std::smatch m;
-  if (std::regex_search(msg, m, at_line)) return std::stoi(m[1].str());
+                      const std::vector<SpecTerm>& terms, const z3::func_decl_vector& decls) {
+  if (int at = line_in(msg)) return at;
   z3::sort_vector no_sorts(c);
-  std::string prefix;
-  for (const auto& cmd : commands(text)) {
-    prefix += cmd.second + "\n";
+  std::vector<SpecTerm> prefix;
+  for (const SpecTerm& t : terms) {
+    prefix.push_back(t);
     try {
-      c.parse_string(prefix.c_str(), no_sorts, decls);
+      c.parse_string(only_terms(text, prefix).c_str(), no_sorts, decls);
     } catch (const z3::exception&) {
-      return cmd.first;
+      return t.line;
     }
   }
   return 1;
 }
 
-// Z3 places an error found at the end of the input on the line after the last: point at the
-// command that was still open instead, in the user's file.
-static void relocate_end_of_file(const Spec& spec, const std::string& msg, std::string* error) {
-  static const std::regex at_line(R"(^line\s+([0-9]+)\s+column\s+[0-9]+:\s*)");
-  std::smatch m;
-  if (!std::regex_search(msg, m, at_line)) return;
-  const int lines = (int)std::count(spec.text.begin(), spec.text.end(), '\n') +
-                    (!spec.text.empty() && spec.text.back() != '\n');
-  if (std::stoi(m[1].str()) <= lines) return;
-  const auto cmds = commands(spec.text);
-  const int open_line = cmds.empty() ? std::max(lines, 1) : cmds.back().first;
-  *error = located(spec, open_line, "the file ends inside this command (a ')' missing?): " + m.suffix().str());
+// The spec's top-level terms, checked: only define-fun, define-fun-rec and assert, no
+// recursive helper reading the state.
+static bool checked_terms(const Spec& spec, const Vocabulary& v, std::vector<SpecTerm>* terms, std::string* error) {
+  int line = 1;
+  std::string why;
+  if (!parse_spec_terms(spec.text, terms, &line, &why)) {
+    *error = located(spec, line, why);
+    return false;
+  }
+  for (const SpecTerm& t : *terms) {
+    why = disallowed_command(t);
+    if (why.empty()) why = rec_reading_state(t, v.decls);
+    if (!why.empty()) {
+      *error = located(spec, t.line, why);
+      return false;
+    }
+  }
+  return true;
 }
 
 static bool parse_assertions(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr_vector* asserted,
                              std::string* error) {
   // A declared symbol would be a free variable whose meaning differs between the base case
-  // and the step: reject it and ask for a quantifier or a definition instead.
-  for (const auto& cmd : commands(spec.text)) {
-    if (cmd.second.compare(0, 9, "(declare-") == 0) {
-      *error = located(spec, cmd.first, "specs may not declare symbols; use define-fun or a quantifier");
-      return false;
-    }
-    std::string rec = rec_reading_state(cmd.second, v.decls);
-    if (!rec.empty()) {
-      *error = located(spec, cmd.first, rec);
-      return false;
-    }
-  }
+  // and the step; any other command (reset, push, pop, exit, ...) could undo an assertion.
+  std::vector<SpecTerm> terms;
+  if (!checked_terms(spec, v, &terms, error)) return false;
+  const std::string text = only_terms(spec.text, terms);
   z3::sort_vector no_sorts(c);
   try {
-    *asserted = c.parse_string(spec.text.c_str(), no_sorts, v.decls);
+    *asserted = c.parse_string(text.c_str(), no_sorts, v.decls);
   } catch (const z3::exception& e) {
     std::string msg = z3_message(e.msg());
-    *error = located(spec, error_line(c, msg, spec.text, v.decls), msg);
-    relocate_end_of_file(spec, msg, error);
+    *error = located(spec, error_line(c, msg, spec.text, terms, v.decls), msg);
     return false;
   }
   if (asserted->empty()) {
-    auto cmds = commands(spec.text);
-    *error = located(spec, cmds.empty() ? 1 : cmds.back().first, "no (assert ...) in spec");
+    *error = located(spec, terms.empty() ? 1 : terms.back().line, "no (assert ...) in spec");
     return false;
   }
   return true;
@@ -262,11 +233,11 @@ bool parse_spec(z3::context& c, const Spec& spec, const Vocabulary& v, z3::expr*
 bool parse_defined_bool(z3::context& c, const Spec& spec, const Vocabulary& v, const std::string& name, z3::expr* out,
                         std::string* error) {
   error->clear();
-  const std::string head = "(define-fun " + name;
+  std::vector<SpecTerm> terms;
+  if (!checked_terms(spec, v, &terms, error)) return false;
   bool defined = false;
-  for (const auto& cmd : commands(spec.text))
-    defined |= cmd.second.compare(0, head.size(), head) == 0 && cmd.second.size() > head.size() &&
-               isspace((unsigned char)cmd.second[head.size()]);
+  for (const SpecTerm& t : terms)
+    defined |= t.list.size() > 1 && t.list[0].atom == "define-fun" && t.list[1].atom == name;
   if (!defined) return false;
   Spec probe = spec;
   probe.text += "\n(assert " + name + ")\n";

@@ -14,7 +14,10 @@ struct Spec {
 };
 
 // False with *error ("PATH:LINE: message") when the file cannot be read or its header is malformed.
+// Limits: kMaxSpecBytes, kMaxSpecDepth, kMaxTraceLength (spec_syntax.hpp).
 bool load_spec(const std::string& path, Spec* out, std::string* error);
+// The same from the file's text.
+bool spec_from_text(const std::string& path, const std::string& text, Spec* out, std::string* error);
 
 // The names a spec may use, as constants of one context.
 struct Vocabulary {

@@ -42,10 +42,11 @@ class StateChecker {
   }
 
   // False at the first violation: states in order, specs in order.
-  bool check(const std::vector<BatchSnapshot>& states, std::string* violated, std::string* message) {
+  bool check(const std::vector<BatchSnapshot>& states, std::string* violated, std::string* message, bool* malformed) {
     if (!error_.empty()) {
       *violated = bad_spec_;
       *message = error_;
+      if (malformed) *malformed = true;
       return false;
     }
     for (const BatchSnapshot& s : states) {
@@ -156,7 +157,8 @@ std::string files_key(const std::vector<std::string>& files) {
 }  // namespace
 
 bool check_states_against_specs(const std::vector<BatchSnapshot>& states, const std::vector<std::string>& spec_files,
-                                std::string* violated_spec, std::string* message) {
+                                std::string* violated_spec, std::string* message, bool* malformed) {
+  if (malformed) *malformed = false;
   static std::mutex mutex;
   static std::string cached_key;
   static std::unique_ptr<StateChecker> checker;
@@ -167,9 +169,10 @@ bool check_states_against_specs(const std::vector<BatchSnapshot>& states, const 
       checker.reset(new StateChecker(spec_files));
       cached_key = key;
     }
-    return checker->check(states, violated_spec, message);
+    return checker->check(states, violated_spec, message, malformed);
   } catch (const z3::exception& e) {
     checker.reset();
+    if (malformed) *malformed = true;
     *violated_spec = "";
     *message = std::string("Z3: ") + e.msg();
     return false;

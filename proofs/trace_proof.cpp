@@ -190,7 +190,7 @@ ProofResult prove_on_traces(z3::context& c, const Spec& spec, const Vocabulary& 
       return r;
     }
     if (res == z3::unknown)
-      return error_result(spec, r.mutant, spec.path + ": Z3 could not decide n = " + std::to_string(k) + " (" + unknown + ")");
+      return incomplete_result(spec, r.mutant, spec.path + ": Z3 could not decide n = " + std::to_string(k) + " (" + unknown + ")");
     full.add(holds);
     if (k == N) break;
     z3::expr vma = z3::select(voc.seq, k);

@@ -155,8 +155,8 @@ TEST_P(ProofMalformedSpec, IsAnErrorNamingFileLineAndZ3Message) {
 INSTANTIATE_TEST_SUITE_P(
     All, ProofMalformedSpec,
     // An unclosed command is reported on its own line, not on the line after the file's end.
-    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":2:", "the file ends inside this command"},
-                    Malformed{"; a\n; b\n(assert true)\n(assert\n", ":4:", "the file ends inside this command"},
+    testing::Values(Malformed{"; unbalanced\n(assert (<= count 8)\n", ":2:", "'(' never closed"},
+                    Malformed{"; a\n; b\n(assert true)\n(assert\n", ":4:", "'(' never closed"},
                     Malformed{"; typo\n\n(assert (> cnt 0))\n", ":3:", "unknown constant cnt"},
                     Malformed{"(assert\n  (+ count 1))\n", ":2:", "not Boolean"},
                     Malformed{"(assert (select vmas 0 1))\n", ":1:", "select"},
@@ -278,9 +278,19 @@ TEST(ProofStates, ViolationsNameTheSpec) {
 TEST(ProofStates, MalformedSpecIsReported) {
   TempSpec spec("broken", "(assert (> cnt 0))\n");
   std::string violated, message;
-  EXPECT_FALSE(check_states_against_specs({BatchSnapshot()}, {spec.path()}, &violated, &message));
+  bool malformed = false;
+  EXPECT_FALSE(check_states_against_specs({BatchSnapshot()}, {spec.path()}, &violated, &message, &malformed));
   EXPECT_EQ(violated, "broken");
   EXPECT_NE(message.find("unknown constant cnt"), std::string::npos) << message;
+  EXPECT_TRUE(malformed);  // bad input (run exits 2), not a state violating a spec
+  TempSpec refused("resets", "(assert false)\n(reset)\n(assert true)\n");
+  EXPECT_FALSE(check_states_against_specs({BatchSnapshot()}, {refused.path()}, &violated, &message, &malformed));
+  EXPECT_TRUE(malformed);
+  EXPECT_NE(message.find("resets.smt2:2: command 'reset' is not allowed"), std::string::npos) << message;
+  BatchSnapshot overfull;
+  overfull.count = 9;
+  EXPECT_FALSE(check_states_against_specs({overfull}, default_spec_files(), &violated, &message, &malformed));
+  EXPECT_FALSE(malformed);
 }
 
 // The solver-free interpreter agrees with Z3 on every default spec, on random states that

@@ -7,6 +7,7 @@
 #include <string>
 #include <nlohmann/json.hpp>
 #include "tests/run_binary.hpp"
+#include "verify/trace.hpp"
 
 namespace {
 
@@ -32,6 +33,22 @@ std::string trace_with(const std::string& key, const nlohmann::json& value) {
   nlohmann::json j = nlohmann::json::parse(real_trace());
   j[key] = value;
   return j.dump();
+}
+
+// A trace edited and its fingerprint recomputed, as a deliberate forger would: what replay must
+// still refuse on the edited field's own merits, before the state reaches Relacy.
+std::string resigned(nlohmann::json j) {
+  RunResult r;
+  r.scenario = j.at("scenario").get<std::string>();
+  r.mutant = j.at("mutant").get<std::string>();
+  r.variant = j.at("variant").get<std::string>();
+  r.search = j.at("search").get<std::string>();
+  r.state = j.at("state").get<std::string>();
+  j["fingerprint"] = trace_fingerprint(r);
+  return j.dump();
+}
+std::string signed_with(const std::string& key, const nlohmann::json& value) {
+  return resigned(nlohmann::json::parse(trace_with(key, value)));
 }
 
 BinaryRun replay(const std::string& path) { return run_vmaverify("replay '" + path + "'"); }
@@ -118,13 +135,21 @@ TEST(ReplayInput, WrongShape) {
       {"step_string", trace_with("failing_step", "13"), "no integer field 'failing_step'"},
       {"step_fraction", trace_with("failing_step", 1.5), "no integer field 'failing_step'"},
       {"bad_search", trace_with("search", "depth:3"), "search \"depth:3\" is not full, bound:N or random:N"},
-      {"state_negative", trace_with("state", "-1 -1 -1"), "is not a Relacy search state"},
-      {"state_huge_count", trace_with("state", "1 4294967295"), "is not a Relacy search state"},
-      {"state_words", trace_with("state", "abc"), "is not a Relacy search state"},
+      {"state_negative", signed_with("state", "-1 -1 -1"), "is not a Relacy search state"},
+      {"state_huge_count", signed_with("state", "1 4294967295"), "is not a Relacy search state"},
+      {"state_words", signed_with("state", "abc"), "is not a Relacy search state"},
       // Well-formed and as long as the real one, but not the recorded state.
       {"state_edited", trace_with("state", "1 0"), "fields scenario, mutant, variant, search and state were not recorded together"},
       {"no_fingerprint", trace_with("fingerprint", nullptr), "no string field 'fingerprint'"},
       {"no_model_hash", trace_with("model_hash", nullptr), "no string field 'model_hash'"},
+      {"state_empty", trace_with("state", ""), "state is empty"},
+      {"state_index_huge", signed_with("state", "0 1 2 4000000000 0"), "has more than 9 digits"},
+      {"state_index_past_count", signed_with("state", "0 1 2 2 0"), "node 0 (2 2 0) is not a decision of a scenario with 2 threads"},
+      {"state_more_threads", signed_with("state", "0 2 2 1 0 9 3 0"), "node 1 (9 3 0) is not a decision"},
+      {"state_bad_type", signed_with("state", "0 1 2 1 7"), "node 0 (2 1 7)"},
+      {"state_too_many_nodes", signed_with("state", "0 2000000"), "not an iteration, a node count and three numbers per node"},
+      {"variant_garbage", trace_with("variant", "sideways"), "variant \"sideways\" is not batched or unbatched"},
+      {"kind_empty", trace_with("kind", ""), "kind \"\" is not a failure kind"},
   };
   for (const BadTrace& t : cases) expect_rejected(t);
 }
@@ -154,6 +179,34 @@ TEST(ReplayStatus, NotReproducedIsExit4WithTheReason) {
     nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j.at("reproduced"), false);
     EXPECT_TRUE(j.at("reason").is_string());
+TEST(ReplayInput, RandomSearchStateMustBeOneOfItsIterations) {
+  nlohmann::json j = nlohmann::json::parse(real_trace());
+  j["search"] = "random:5";
+  j["state"] = "7";
+  expect_rejected({"random_past_n", resigned(j), "iteration 7 is not one of the search's 1..5"});
+  j["state"] = "0";
+  expect_rejected({"random_zero", resigned(j), "iteration 0 is not one of the search's 1..5"});
+  j["state"] = "4294967296";
+  expect_rejected({"random_huge", resigned(j), "has more than 9 digits"});
+  j["state"] = "1 2";
+  expect_rejected({"random_two_numbers", resigned(j), "a random search saves one number"});
+}
+
+// Edited states (a digit changed): rejected, replayed or not reproduced, never a crash.
+TEST(ReplayInput, DigitFlipsNeverCrash) {
+  nlohmann::json j = nlohmann::json::parse(real_trace());
+  const std::string state = j["state"];
+  unsigned seed = 16;
+  for (int k = 0; k < 30; k++) {
+    std::string edited = state;
+    seed = seed * 1103515245 + 12345;
+    size_t at = (seed >> 8) % edited.size();
+    if (edited[at] == ' ') continue;
+    edited[at] = (char)('0' + (seed >> 20) % 10);
+    j["state"] = edited;
+    std::string path = temp_file("flip.json", resigned(j));
+    BinaryRun r = replay(path);
+    EXPECT_NE(r.status, -1) << "state " << edited << " crashed replay: " << r.err;
     std::remove(path.c_str());
   }
 }

@@ -31,6 +31,8 @@ const std::vector<Command>& all_commands();
 // Parse argv and run the command it names. Usage errors are one line on stderr, exit 2;
 // `--help` (top level or after a command) prints to stdout, exit 0.
 int run_command_line(int argc, const char* const* argv);
+// The same, but with run false only parses and validates: 0 where the command would run.
+int command_line(int argc, const char* const* argv, bool run);
 
 // Accept only values `known` says exist; otherwise the error `unknown WHAT "VALUE" (HINT)`.
 CLI::Option* only_known(CLI::Option* opt, const std::string& what, std::function<bool(const std::string&)> known,

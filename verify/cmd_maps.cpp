@@ -20,10 +20,10 @@ struct MapsArgs {
 static int maps(const MapsArgs& a) {
   if (a.files.empty() && !a.all_processes) return usage_error("maps: expected FILE... or --all-processes");
   MapsReport r;
-  std::string text, err;
+  std::string err;
   Layout layout;
   for (const std::string& f : a.files) {
-    if (!read_text_file(f, &text, &err) || !parse_maps(text, f, &layout, &err)) return input_error(err);
+    if (!read_maps(f, f, &layout, &err)) return input_error(err);
     analyze(layout, &r);
   }
   if (a.all_processes && !analyze_all_processes("/proc", &r, &err)) return input_error(err);

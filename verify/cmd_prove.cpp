@@ -12,6 +12,7 @@
 static std::string kind_of(const ProofResult& r) {
   if (r.result == "refuted") return "invariant";
   if (r.result == "error") return "malformed spec";
+  if (r.result == "incomplete") return "limit";
   return "";
 }
 
@@ -45,6 +46,7 @@ struct ProveArgs {
   std::vector<std::string> files;
   std::string mutant = "none", specs;
   bool json = false;
+  ProofLimits limits;
 };
 
 // What a mutant refutation says when some specs were left out for failing on the patch.
@@ -63,13 +65,16 @@ static int prove(const ProveArgs& a) {
   const std::vector<std::string> files = all_defaults ? default_spec_files() : a.files;
   if (files.empty()) return usage_error("prove: no spec files found in " + specs_dir());
 
-  bool malformed = false, failed = false;
+  set_proof_limits(a.limits);
+  bool malformed = false, failed = false, incomplete = false;
   auto report = [&](const ProofResult& r, const std::string& expected) {
     malformed |= r.result == "error";
-    failed |= r.result != expected;
+    incomplete |= r.result == "incomplete";
+    failed |= r.result != expected && r.result != "incomplete";
+    if (r.result == "error") usage_error("prove: " + r.message);  // the contract's line on stderr
     if (a.json)
       std::printf("%s\n", json_line(proof_json(r)).c_str());
-    else
+    else if (r.result != "error")
       print_proof(r);
     std::fflush(stdout);
   };
@@ -80,7 +85,7 @@ static int prove(const ProveArgs& a) {
     const std::vector<std::string> sound = proved_on_patch(files, results, &not_proved);
     for (const std::string& m : names) report(noting_unused(refute_batch_mutant(sound, m), not_proved), "refuted");
   }
-  return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : EXIT_VERIFIED;
+  return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
 }
 
 static bool is_batch_mutant(const std::string& name) {
@@ -106,6 +111,16 @@ static CommandRun define_prove(CLI::App& cmd) {
              "batch mutant", &is_batch_mutant, batch_mutant_list());
   cmd.add_option("--specs", a->specs, "directory of the default spec files and of assumed specs\n(default: proofs/specs of this checkout)")
       ->type_name("DIR");
+  cmd.add_option("--time-limit", a->limits.seconds,
+                 "seconds one proof may take (wall clock); past it the proof is incomplete (exit 3)")
+      ->type_name("S")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 86400u).description(""));
+  cmd.add_option("--memory-limit", a->limits.memory_mb,
+                 "MiB Z3 may use during one proof; past it the proof is incomplete (exit 3)")
+      ->type_name("MIB")
+      ->capture_default_str()
+      ->check(CLI::Range(64u, 1048576u).description(""));
   cmd.add_flag("--json", a->json, "print one JSON object per proof");
   return [a] { return prove(*a); };
 }

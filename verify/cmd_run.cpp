@@ -28,8 +28,10 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.progress = !a.quiet;
   o.unbatched = a.unbatched;
   RunResult r = run_scenario(*s, o, search_given);
+  if (r.result == "error") return usage_error("run: " + r.message);
+  // The verdict stands whatever happens to the trace: a failed write is said, not returned.
   if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw))
-    return usage_error("run: " + err);
+    std::fprintf(stderr, "vmaverify: run: counterexample found, but the trace was not written: %s\n", err.c_str());
   if (a.json) {
     std::printf("%s\n", json_line(result_json(r)).c_str());
   } else {

@@ -104,6 +104,8 @@ void attribute_deadlock(RunResult* r) {
 
 }  // namespace
 
+void* relacy_or_malloc(size_t size) { return rl::is_ctx() ? rl::ctx().alloc(size) : (::malloc)(size); }
+
 void iteration_begin() {
   g.started++;
   if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
@@ -140,21 +142,36 @@ void begin(const Scenario& s, const RunOptions& o) {
   g.nstats = 0;
 }
 
-RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& p, rl::test_result_e r,
+RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {
+  RunResult res;
+  res.scenario = s.name;
+  res.mutant = o.mutant;
+  res.search = o.search.str();
+  res.variant = o.unbatched ? "unbatched" : "batched";
+  res.result = "error";
+  res.kind = "bad state";
+  res.message = "state " + o.initial_state.substr(0, 60) + (o.initial_state.size() > 60 ? "..." : "") +
+                " is not a Relacy search state of " + s.name + " under " + res.search + ": " + why;
+  return res;
+}
+
+uint64_t iterations_begun() { return g.started; }
+
+RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
                  const std::string& output, const std::string& state, double seconds) {
   RunResult res;
   res.scenario = s.name;
   res.mutant = o.mutant;
   res.search = o.search.str();
   res.variant = o.unbatched ? "unbatched" : "batched";
-  res.iterations = p.stop_iteration + 1;
+  // Iterations begun; the budget stops the search at the start of one more.
+  res.iterations = r == rl::test_result_until_condition_hit ? started - 1 : started;
   res.seconds = seconds;
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
   g_active_mutant = Mutant::none;
   g_teardown_variant = teardown_variant::batched;
   if (r == rl::test_result_until_condition_hit) {
     res.result = "incomplete";
-    res.iterations = g.budget;
     res.message = "iteration budget of " + std::to_string(g.budget) + " reached before the search ended";
     return res;
   }

@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include "model/rl_env.hpp"
+#include "verify/relacy_state.hpp"
 #include "verify/scenario.hpp"
 
 namespace exploration {
@@ -16,7 +17,11 @@ void iteration_begin();
 void stat(const char* key, long value);
 
 void begin(const Scenario& s, const RunOptions& o);
-RunResult finish(const Scenario& s, const RunOptions& o, const rl::test_params& p, rl::test_result_e r,
+// The result for a saved state that this scenario and search cannot have produced: an error.
+RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why);
+// Iterations begun since begin() (the budget's count).
+uint64_t iterations_begun();
+RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
                  const std::string& output, const std::string& state, double seconds);
 
 template <class Suite>
@@ -35,6 +40,9 @@ rl::test_result_e run_with(rl::test_params& p, std::string* state) {
 
 template <class Suite>
 RunResult explore(const Scenario& s, const RunOptions& o) {
+  std::string why;
+  if (!o.initial_state.empty() && !relacy_state_valid(o.initial_state, o.search, Suite::params::thread_count, &why))
+    return invalid_state(s, o, why);
   begin(s, o);
   rl::ostringstream out, progress;
   rl::test_params p;
@@ -44,15 +52,16 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
                   : o.search.kind == SearchSpec::Kind::bound ? rl::sched_bound
                                                              : rl::sched_random;
   p.context_bound = o.search.n;
-  // Relacy's random scheduler runs iterations 0..iteration_count inclusive.
-  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n - 1 : 0;
+  // Relacy numbers iterations from 1 (context.hpp, start_iteration_): its random scheduler runs
+  // 1..iteration_count, and its progress report divides by iteration_count (never 0 here).
+  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
   p.initial_state = o.initial_state.c_str();
   p.collect_history = !o.initial_state.empty();
   auto t0 = std::chrono::steady_clock::now();
   std::string state;
   rl::test_result_e r = run_with<Suite>(p, &state);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  uint64_t explored = p.stop_iteration + 1;
+  const uint64_t started = iterations_begun();
   if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && !p.collect_history) {
     // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
     rl::test_params q = p;
@@ -66,8 +75,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     std::string ignored;
     run_with<Suite>(q, &ignored);
   }
-  p.stop_iteration = explored - 1;
-  return finish(s, o, p, r, std::string(out.str().c_str()), state, seconds);
+  return finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
 }
 
 }  // namespace exploration

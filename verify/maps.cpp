@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -106,31 +107,112 @@ void add(plain::teardown_counts* to, const plain::teardown_counts& c) {
   for (int i = 0; i < 9; i++) to->batch_histogram[i] += c.batch_histogram[i];
 }
 
+
+// Appends the VMA of one line to *out, checking the order free_pgtables relies on.
+bool add_line(const char* p, const char* e, const std::string& name, long line, Layout* out, std::string* err) {
+  if ((size_t)(e - p) > kMaxMapsLine) {
+    *err = name + ":" + std::to_string(line) + ": line longer than " + std::to_string(kMaxMapsLine) +
+           " bytes, not a /proc/PID/maps line: " + shown(p, e);
+    return false;
+  }
+  MapsVma v;
+  if (!parse_line(p, e, &v)) {
+    *err = name + ":" + std::to_string(line) + ": not a /proc/PID/maps line: " + shown(p, e);
+    return false;
+  }
+  // free_pgtables walks the VMAs in address order; maps lists them so.
+  if (!out->vmas.empty() && v.start < out->vmas.back().end) {
+    *err = name + ":" + std::to_string(line) + ": VMA overlaps or precedes the previous one: " + shown(p, e);
+    return false;
+  }
+  out->vmas.push_back(std::move(v));
+  return true;
+}
+
 }  // namespace
 
 bool parse_maps(const std::string& text, const std::string& name, Layout* out, std::string* err) {
   out->vmas.clear();
   const char* p = text.data();
   const char* end = p + text.size();
-  size_t lines = 1;  // memchr, not std::count: it is the vectorised one
-  for (const char* q = p; (q = static_cast<const char*>(std::memchr(q, '\n', end - q))); q++) lines++;
-  out->vmas.reserve(lines);
   for (long line = 1; p < end; line++) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
     const char* e = nl ? nl : end;
-    out->vmas.emplace_back();
-    if (!parse_line(p, e, &out->vmas.back())) {
-      *err = name + ":" + std::to_string(line) + ": not a /proc/PID/maps line: " + shown(p, e);
-      return false;
-    }
-    // free_pgtables walks the VMAs in address order; maps lists them so.
-    if (out->vmas.size() > 1 && out->vmas.back().start < out->vmas.end()[-2].end) {
-      *err = name + ":" + std::to_string(line) + ": VMA overlaps or precedes the previous one: " + shown(p, e);
-      return false;
-    }
+    if (!add_line(p, e, name, line, out, err)) return false;
     p = nl ? nl + 1 : end;
   }
   return true;
+}
+
+namespace {
+
+// Opens a file to read as maps text: "-" is standard input; anything else must be a regular
+// file (procfs's maps files are), so that a FIFO or a device cannot block or flood the reader.
+// O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one.
+int open_maps_input(const std::string& path, std::string* err) {
+  if (path == "-") return 0;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *err = "cannot open " + path + ": " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = "cannot read " + path + ": not a regular file (a maps file or a /proc/PID/maps)";
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+// read(2), retried when interrupted; -1 with *err naming path on failure.
+ssize_t read_some(int fd, char* buf, size_t size, const std::string& path, std::string* err) {
+  for (;;) {
+    ssize_t n = read(fd, buf, size);
+    if (n >= 0 || errno != EINTR) {
+      if (n < 0) *err = "cannot read " + path + ": " + std::strerror(errno);
+      return n;
+    }
+  }
+}
+
+}  // namespace
+
+bool read_maps(const std::string& path, const std::string& name, Layout* out, std::string* err) {
+  out->vmas.clear();
+  int fd = open_maps_input(path, err);
+  if (fd < 0) return false;
+  // Line by line through a fixed buffer: memory follows the VMAs, never the input's size.
+  std::vector<char> buf(std::max<size_t>(65536, 2 * kMaxMapsLine));
+  size_t used = 0, total = 0;
+  long line = 1;
+  bool ok = true, eof = false;
+  while (ok && !eof) {
+    ssize_t n = read_some(fd, buf.data() + used, buf.size() - used, path, err);
+    if (n < 0) {
+      ok = false;
+      break;
+    }
+    eof = n == 0;
+    used += (size_t)n;
+    total += (size_t)n;
+    if (total > kMaxMapsBytes) {  // e.g. /dev/zero: fail instead of exhausting memory
+      *err = "cannot read " + path + ": larger than 1 GiB, not a maps file";
+      ok = false;
+      break;
+    }
+    const char* p = buf.data();
+    const char* end = p + used;
+    for (const char* nl; ok && (nl = static_cast<const char*>(std::memchr(p, '\n', end - p))); p = nl + 1)
+      ok = add_line(p, nl, name, line++, out, err);
+    if (ok && eof && p < end) ok = add_line(p, end, name, line, out, err), p = end;
+    if (ok && (size_t)(end - p) > kMaxMapsLine) ok = add_line(p, end, name, line, out, err);  // names the limit
+    used = (size_t)(end - p);
+    std::memmove(buf.data(), p, used);
+  }
+  if (fd != 0) close(fd);
+  return ok;
 }
 
 void analyze(const Layout& layout, MapsReport* r) {
@@ -188,36 +270,19 @@ void analyze(const Layout& layout, MapsReport* r) {
   r->files += (long)ids.size();
 }
 
-// About ten million VMAs; a process has at most vm.max_map_count (65530 by default).
-constexpr size_t kMaxMapsBytes = 1UL << 30;
-
 bool read_text_file(const std::string& path, std::string* text, std::string* err) {
-  int fd = path == "-" ? 0 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = "cannot open " + path + ": " + std::strerror(errno);
-    return false;
-  }
+  int fd = open_maps_input(path, err);
+  if (fd < 0) return false;
   text->clear();
-  // procfs files report size 0: read until end of file.
-  size_t used = 0;
-  for (;;) {
-    if (text->size() - used < 65536) text->resize(used + std::max<size_t>(65536, used));
-    ssize_t n = read(fd, &(*text)[used], text->size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      *err = "cannot read " + path + ": " + std::strerror(errno);
+  char chunk[65536];
+  for (ssize_t n; (n = read_some(fd, chunk, sizeof chunk, path, err)) != 0;) {
+    if (n < 0 || text->size() + (size_t)n > kMaxMapsBytes) {
+      if (n > 0) *err = "cannot read " + path + ": larger than 1 GiB, not a maps file";
       if (fd != 0) close(fd);
       return false;
     }
-    if (n == 0) break;
-    used += (size_t)n;
-    if (used > kMaxMapsBytes) {  // e.g. /dev/zero: fail instead of exhausting memory
-      *err = "cannot read " + path + ": larger than 1 GiB, not a maps file";
-      if (fd != 0) close(fd);
-      return false;
-    }
+    text->append(chunk, (size_t)n);
   }
-  text->resize(used);
   if (fd != 0) close(fd);
   return true;
 }
@@ -242,6 +307,7 @@ bool analyze_all_processes(const std::string& proc_root, MapsReport* r, std::str
     // lines once; read it again before calling the file bad.
     bool ok = false, gone = false;
     for (int attempt = 0; attempt < 2 && !ok && !gone; attempt++) {
+      // A file read whole, not streamed: a parse error may be the race above, not bad input.
       gone = !read_text_file(path, &text, &read_err) || text.empty();
       ok = !gone && parse_maps(text, path, &layout, err);
     }

@@ -34,6 +34,16 @@ struct Layout {
 // Empty text is a valid empty layout. VMAs must be in increasing, non-overlapping order.
 bool parse_maps(const std::string& text, const std::string& name, Layout* out, std::string* err);
 
+// Limits on what maps input may be: a line is a header of at most about 100 bytes and a path
+// of at most PATH_MAX (4096) bytes, which the kernel's escaping can make four times longer.
+constexpr size_t kMaxMapsLine = 4 * 4096 + 128;
+constexpr size_t kMaxMapsBytes = 1UL << 30;  // about ten million VMAs; a process has at most vm.max_map_count
+
+// Reads and parses a maps file line by line ("-": standard input). Only regular files are
+// read (procfs's /proc/PID/maps is one): a FIFO or device is an error, not a wait. False with
+// *err naming the file (and the line) on failure.
+bool read_maps(const std::string& path, const std::string& name, Layout* out, std::string* err);
+
 // Teardown figures summed over every layout analysed.
 struct MapsReport {
   long processes = 0;  // layouts analysed
@@ -51,7 +61,7 @@ struct MapsReport {
 // Tears one layout down with plain::teardown, batched and unbatched, and adds it to *r.
 void analyze(const Layout& layout, MapsReport* r);
 
-// Reads a whole file ("-": standard input). False with *err naming it on failure.
+// Reads a whole regular file ("-": standard input), at most kMaxMapsBytes. False with *err naming it on failure.
 bool read_text_file(const std::string& path, std::string* text, std::string* err);
 
 // Analyses every PROC_ROOT/<digits>/maps (normally "/proc"). Unreadable, vanished and empty

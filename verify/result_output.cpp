@@ -7,6 +7,7 @@
 int exit_status(const RunResult& r) {
   if (r.result == "verified" || r.result == "proved") return EXIT_VERIFIED;
   if (r.result == "incomplete") return EXIT_INCOMPLETE;
+  if (r.result == "error") return EXIT_USAGE;  // bad input met during the run (a malformed spec)
   return EXIT_COUNTEREXAMPLE;
 }
 

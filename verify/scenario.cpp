@@ -33,11 +33,18 @@ static void check_explored_states(RunResult* r) {
   if (states.empty()) return;
   r->stats["batch_states"] = (long)states.size();
   std::string spec, why;
-  if (check_states_against_specs(states, default_spec_files(), &spec, &why)) {
+  bool malformed = false;
+  if (check_states_against_specs(states, default_spec_files(), &spec, &why, &malformed)) {
     if (dropped_batch_states() && r->result == "verified") {
       r->result = "incomplete";
       r->message = std::to_string(dropped_batch_states()) + " batch states did not fit the table: specs not checked on them";
     }
+    return;
+  }
+  if (malformed) {  // bad input, whatever the exploration found: exit 2, not a counterexample
+    r->result = "error";
+    r->kind = "malformed spec";
+    r->message = why;
     return;
   }
   r->violated_spec = spec;
@@ -88,6 +95,7 @@ static RunResult run_to_violation(const Scenario& s, const RunOptions& o, const 
 RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
   if (!search_given) SearchSpec::parse(s.search, &o.search, nullptr);
   RunResult r = s.run(s, o);
+  if (r.result == "error") return r;  // bad input (a saved state): nothing was explored
   check_explored_states(&r);
   // A violation found after the search (or the one replayed iteration): find its interleaving.
   std::string message;

@@ -1,6 +1,9 @@
 #include "verify/trace.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -278,15 +281,62 @@ std::string trace_json(const RunResult& r) {
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw) {
-  std::ofstream j(file), t(file + ".txt");
-  if (!j || !t) {
-    *err = "cannot write trace file '" + file + "'";
+namespace {
+
+// Writes text to a new temporary file beside `file`; its name in *tmp. False with *err (errno's
+// words: a full disk says "No space left on device") and no file left behind on failure.
+bool write_temporary(const std::string& file, const std::string& text, std::string* tmp, std::string* err) {
+  std::string name = file + ".XXXXXX";
+  int fd = mkstemp(&name[0]);
+  if (fd < 0) {
+    *err = "cannot write trace file '" + file + "': " + std::strerror(errno);
     return false;
   }
-  j << trace_json(r);
-  t << trace_text(r, raw);
-  return bool(j) && bool(t);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += (size_t)n;
+  }
+  int saved = done == text.size() ? 0 : errno ? errno : EIO;
+  if (close(fd) != 0 && !saved) saved = errno;
+  if (saved) {
+    unlink(name.c_str());
+    *err = "cannot write trace file '" + file + "': " + std::strerror(saved);
+    return false;
+  }
+  *tmp = name;
+  return true;
+}
+
+// A trace replaces only a regular file (or nothing): never a device, FIFO or directory.
+bool may_replace(const std::string& path, std::string* err) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return true;
+  *err = "cannot write trace file '" + path + "': exists and is not a regular file";
+  return false;
+}
+
+}  // namespace
+
+bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw) {
+  const std::string text_file = file + ".txt";
+  if (!may_replace(file, err) || !may_replace(text_file, err)) return false;
+  // Both written in full to temporary files first, then renamed: no empty or partial trace.
+  std::string json_tmp, text_tmp;
+  if (!write_temporary(file, trace_json(r), &json_tmp, err)) return false;
+  if (!write_temporary(file, trace_text(r, raw), &text_tmp, err)) {
+    unlink(json_tmp.c_str());
+    return false;
+  }
+  if (rename(json_tmp.c_str(), file.c_str()) != 0 || rename(text_tmp.c_str(), text_file.c_str()) != 0) {
+    *err = "cannot write trace file '" + file + "': " + std::strerror(errno);
+    unlink(json_tmp.c_str());
+    unlink(text_tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 namespace {
@@ -306,9 +356,14 @@ bool not_a_trace(const std::string& file, const std::string& why, std::string* e
 }  // namespace
 
 bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOrigin* origin, std::string* fingerprint) {
-  std::ifstream in(file, std::ios::binary);
+  // stat before opening: opening a FIFO would wait for a writer.
   struct stat st;
-  if (!in || stat(file.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = "cannot read trace file '" + file + "'" + (access(file.c_str(), F_OK) == 0 ? ": not a regular file" : "");
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
     *err = "cannot read trace file '" + file + "'";
     return false;
   }
@@ -317,9 +372,20 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOr
            std::to_string(kMaxTraceBytes) + ")";
     return false;
   }
+  std::stringstream text;
+  text << in.rdbuf();
+  return read_trace_text(file, text.str(), r, err, origin, fingerprint);
+}
+
+bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
+                     TraceOrigin* origin, std::string* fingerprint) {
+  if (text.size() > (size_t)kMaxTraceBytes) {
+    *err = file + ": larger than a trace can be (at most " + std::to_string(kMaxTraceBytes) + " bytes)";
+    return false;
+  }
   nlohmann::json v;
   try {
-    v = nlohmann::json::parse(in);
+    v = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     *err = file + ": not JSON: byte " + std::to_string(e.byte) + ": " + library_message(e);
     return false;

@@ -41,3 +41,6 @@ std::string trace_fingerprint(const RunResult& r);
 // the position) otherwise. *fingerprint gets the recorded trace_fingerprint.
 bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOrigin* origin = nullptr,
                 std::string* fingerprint = nullptr);
+// The same from the file's text (file only names it in errors).
+bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
+                     TraceOrigin* origin = nullptr, std::string* fingerprint = nullptr);

@@ -1,0 +1,2 @@
+count
+(assert (= count count))

@@ -1,0 +1,2 @@
+(assert (= count count))
+(check-sat)

@@ -1,0 +1,3 @@
+(assert (= count count))
+(exit)
+(assert false)

@@ -1,0 +1,4 @@
+(push)
+(assert false)
+(pop)
+(assert (= count count))

@@ -1,0 +1,2 @@
+(|declare-fun| k () Int)
+(assert (= k k))

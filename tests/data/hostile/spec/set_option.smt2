@@ -1,0 +1,2 @@
+(set-option :timeout 1)
+(assert (= count count))

@@ -1,0 +1,2 @@
+; mode: trace 999
+(assert (= count count))
