@@ -179,6 +179,10 @@ TEST(ReplayStatus, NotReproducedIsExit4WithTheReason) {
     nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j.at("reproduced"), false);
     EXPECT_TRUE(j.at("reason").is_string());
+    std::remove(path.c_str());
+  }
+}
+
 TEST(ReplayInput, RandomSearchStateMustBeOneOfItsIterations) {
   nlohmann::json j = nlohmann::json::parse(real_trace());
   j["search"] = "random:5";
