@@ -127,7 +127,7 @@ TEST(Specs, ADirectoryArgumentSaysSo) {
   const std::string dir = temp_dir("dir_as_spec");
   BinaryRun r = run_vmaverify("prove " + dir);
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.out.find(dir + ": is a directory"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(dir + ": is a directory"), std::string::npos) << r.err;  // errors go to stderr
 }
 
 // A spec false on the correct model "refutes" every mutant; it must not be credited.

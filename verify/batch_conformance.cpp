@@ -41,7 +41,9 @@ void __remove_shared_vm_struct(vm_area_struct* vma, address_space*) {
 }
 void VM_WARN_ON_ONCE_mapping(bool, vm_area_struct*) {}
 void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batch_event ev) {
-  if (ev == BATCH_ADD && vb->count > 0) {
+  // count > ARRAY_SIZE only under the no-flush-when-full mutant, which keeps the overflow in
+  // count alone (model/vma_batch.hpp): there is no slot to read the appended VMA from.
+  if (ev == BATCH_ADD && vb->count > 0 && vb->count <= unlink_vma_file_batch<vm_area_struct>::ARRAY_SIZE) {
     const int id = vb->vmas[vb->count - 1]->id;
     g_state->added[id]++;
     g_state->append_seq[id] = ++g_state->appends;
