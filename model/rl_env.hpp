@@ -14,4 +14,11 @@
 #include <string>
 #include <vector>
 
+// Placement construction of an object with a lifetime inside an iteration (a waiter on a task's
+// stack), defined before Relacy redefines new.
+template <class T>
+T* construct_in(void* storage) {
+  return ::new (storage) T;
+}
+
 #include <relacy/relacy.hpp>

@@ -20,6 +20,7 @@ struct rw_semaphore {
   bool down_read_trylock() { return __down_read_trylock(); }
   void up_read() { __up_read(); }
   void down_write() { __down_write(); }
+  bool down_write_trylock() { return __down_write_trylock(); }
   void up_write() { __up_write(); }
 
   // lockdep_assert_held_write / lockdep_assert_held_read, on the ghost record.
@@ -34,6 +35,7 @@ struct rw_semaphore {
   virtual bool __down_read_trylock() = 0;
   virtual void __up_read() = 0;
   virtual void __down_write() = 0;
+  virtual bool __down_write_trylock() = 0;
   virtual void __up_write() = 0;
 
   // Called by the implementations right after their releasing atomic step.

@@ -36,6 +36,11 @@ struct rwsem_abstract final : rw_semaphore {
     lock.lock_exclusive(RL_INFO);
     rwsem_acquire_write();
   }
+  bool __down_write_trylock() override {
+    if (!lock.try_lock_exclusive(RL_INFO)) return false;
+    rwsem_acquire_write();
+    return true;
+  }
   void __up_write() override {
     lock.unlock_exclusive(RL_INFO);
     rwsem_release_write();

@@ -5,7 +5,10 @@
 //    queueing; spinning on the owner and repeated attempts are not modelled (performance only);
 //  - sem->owner is not modelled; the one decision that reads it is a nondeterministic choice;
 //  - the waiter timeout (RWSEM_WAIT_TIMEOUT, ~4 ms) has or has not expired: a nondeterministic choice;
+//  - rwsem_spin_on_owner after a handoff is one look at the count: OWNER_NULL when no lock is held;
 //  - no RT tasks, no signals (TASK_UNINTERRUPTIBLE only), no lockdep beyond the ghost owner record.
+// The waiter lives on the sleeping task's stack: it is constructed when the slow path queues and
+// destroyed when it returns, so a waker that touches it later is reported as use-after-free.
 #pragma once
 #include "model/mutants.hpp"
 #include "model/rwsem.hpp"
@@ -32,7 +35,13 @@ constexpr int RWSEM_MODEL_MAX_TASKS = 4;
 struct rwsem_waiter {
   rl::atomic<task_struct*> task;  // a reader is granted the lock when this is cleared
   rwsem_waiter_type type = RWSEM_WAITING_FOR_READ;
-  bool handoff_set = false;       // under wait_lock: plain, see wait_list
+  // Written under wait_lock, but the writer's slow path reads its own outside it (the kernel's
+  // plain access): instrumented, relaxed, so that the race is explored.
+  // Starts false without a scheduling point, as a stack variable's initialisation has none.
+  rl::generic_atomic<bool, true> handoff_set;
+  // The waiter's list link while it is on rwsem_mark_wake's local wlist (list_move_tail);
+  // instrumented so that reading it after the waiter is gone is seen.
+  rl::var<rwsem_waiter*> wlist_next;
 };
 
 // sem->wait_list, a FIFO of waiters (list_add_tail / list_del), as one value.
@@ -55,16 +64,15 @@ struct rwsem_count_model final : rw_semaphore {
   // keeps them plain, since instrumenting them multiplied the interleavings without new races to find.
   rwsem_wait_list wait_list_;
   int ghost_wait_lock_owner = -1;
-  // The waiter lives on the sleeping task's stack; the model keeps one slot per task so that a
-  // stale pointer in the list reads stale data rather than crashing the checker.
-  rwsem_waiter waiter_slot[RWSEM_MODEL_MAX_TASKS];
+  // The waiter lives on the sleeping task's stack: storage per task, with the waiter constructed
+  // and destroyed around each slow path (Relacy reports an access to a destroyed one).
+  alignas(rwsem_waiter) unsigned char waiter_storage[RWSEM_MODEL_MAX_TASKS][sizeof(rwsem_waiter)];
   int ghost_handoff_requester = -1;  // the waiter RWSEM_FLAG_HANDOFF was last set for (checker bookkeeping)
 
   explicit rwsem_count_model(const char* n) : rw_semaphore(n) {
     count.store(0, rl::memory_order_relaxed);  // RWSEM_UNLOCKED_VALUE
     trace_name(&count, "count of %s", n);
     trace_name(relacy_impl_address(&wait_lock), "wait_lock of %s", n);
-    for (int i = 0; i < RWSEM_MODEL_MAX_TASKS; i++) trace_name(&waiter_slot[i].task, "waiter.task of task %d", i);
   }
   const char* model_kind() const override { return "faithful rw_semaphore (kernel/locking/rwsem.c)"; }
 
@@ -78,15 +86,21 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_read_trylock (kernel/locking/rwsem.c)
   bool __down_read_trylock() override {
     long tmp = count.load(rl::memory_order_relaxed);
-    while (!(tmp & RWSEM_READ_FAILED_MASK)) {
+    long failed = RWSEM_READ_FAILED_MASK;
+    if (mutant(Mutant::read_trylock_ignores_handoff)) failed = RWSEM_WRITER_MASK;
+    while (!(tmp & failed)) {
       if (count.compare_exchange_strong(tmp, tmp + RWSEM_READER_BIAS, rl::memory_order_acquire,
                                         rl::memory_order_relaxed)) {
+        check_handoff(tmp, "__down_read_trylock");
         rwsem_acquire_read();
         return true;
       }
     }
     return false;
   }
+
+  // __down_write_trylock (kernel/locking/rwsem.c): rwsem_write_trylock, no slow path.
+  bool __down_write_trylock() override { return rwsem_write_trylock(); }
 
   // __up_read (kernel/locking/rwsem.c)
   void __up_read() override {
@@ -96,13 +110,9 @@ struct rwsem_count_model final : rw_semaphore {
       rwsem_wake();
   }
 
-  // __down_write via rwsem_write_trylock (kernel/locking/rwsem.c)
+  // __down_write (kernel/locking/rwsem.c)
   void __down_write() override {
-    long tmp = 0;
-    if (count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire))
-      rwsem_acquire_write();
-    else
-      rwsem_down_write_slowpath();
+    if (!rwsem_write_trylock()) rwsem_down_write_slowpath();
   }
 
   // __up_write (kernel/locking/rwsem.c)
@@ -115,7 +125,33 @@ struct rwsem_count_model final : rw_semaphore {
   }
 
  private:
-  rwsem_waiter* my_waiter() { return &waiter_slot[rl::thread_index()]; }
+  // rwsem_write_trylock (kernel/locking/rwsem.c): atomic_long_try_cmpxchg_acquire, relaxed on failure.
+  bool rwsem_write_trylock() {
+    long tmp = 0;  // RWSEM_UNLOCKED_VALUE
+    if (!count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire, rl::memory_order_relaxed))
+      return false;
+    rwsem_acquire_write();
+    return true;
+  }
+
+  // struct rwsem_waiter waiter; on the slow path's stack frame: constructed on entry...
+  rwsem_waiter* waiter_enter(rwsem_waiter_type type) {
+    int me = rl::thread_index();
+    rwsem_waiter* w = construct_in<rwsem_waiter>(waiter_storage[me]);
+    trace_name(&w->task, "waiter.task of task %d", me);
+    trace_name(&w->handoff_set, "waiter.handoff_set of task %d", me);
+    trace_name(&w->wlist_next, "waiter.list of task %d", me);
+    w->task.store(current_task(), rl::memory_order_relaxed);
+    w->type = type;
+    return w;
+  }
+  // ...and gone when the slow path returns. The storage is cleared as well, since the compiler
+  // may drop the destructor's own poisoning store (its lifetime ends there), and Relacy finds an
+  // access to a destroyed object by that poisoning.
+  void waiter_exit(rwsem_waiter* w) {
+    w->~rwsem_waiter();
+    std::memset(static_cast<void*>(w), 0, sizeof *w);
+  }
   // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep checks.
   void raw_spin_lock_irq() {
     wait_lock.lock($);
@@ -190,7 +226,7 @@ struct rwsem_count_model final : rw_semaphore {
             adjustment -= RWSEM_FLAG_HANDOFF;
             ghost_handoff_requester = waiter_owner(waiter);
           }
-          waiter->handoff_set = true;
+          waiter->handoff_set.store(true, rl::mo_relaxed, $);
         }
         count.fetch_add(-adjustment, rl::memory_order_relaxed);
         return;
@@ -204,7 +240,10 @@ struct rwsem_count_model final : rw_semaphore {
       woken++;
       wlist.w[wlist.n++] = l.w[i];
     }
-    for (int i = 0; i < wlist.n; i++) l.del(wlist.w[i]);
+    for (int i = 0; i < wlist.n; i++) {
+      l.del(wlist.w[i]);
+      wlist.w[i]->wlist_next($) = i + 1 < wlist.n ? wlist.w[i + 1] : nullptr;  // list_move_tail
+    }
 
     adjustment = woken * RWSEM_READER_BIAS - adjustment;
     oldcount = count.load(rl::memory_order_relaxed);
@@ -216,18 +255,29 @@ struct rwsem_count_model final : rw_semaphore {
     }
     if (adjustment) count.fetch_add(adjustment, rl::memory_order_relaxed);
 
-    // 2nd pass: grant each reader by clearing waiter->task with a store-release.
-    for (int i = 0; i < wlist.n; i++) {
-      task_struct* tsk = wlist.w[i]->task.load(rl::memory_order_relaxed);
+    // 2nd pass, list_for_each_entry_safe: the next waiter is read before this one is granted,
+    // since a granted reader may return, and its waiter (on its stack) be gone, at once.
+    rwsem_waiter* next = nullptr;
+    for (rwsem_waiter* w = wlist.n ? wlist.w[0] : nullptr; w; w = next) {
+      if (!mutant(Mutant::mark_wake_list_unsafe)) next = w->wlist_next($);
+      task_struct* tsk = w->task.load(rl::memory_order_relaxed);
+      // The mutant is the code before v5.0: grant first, then wake_q_add, which takes the reference.
+      const bool ref_after_grant = mutant(Mutant::mark_wake_get_task_after_grant);
+      if (!ref_after_grant) get_task_struct(tsk);
+      if (mutant(Mutant::mark_wake_grant_after_wake_q_add)) wake_q_add_safe(wake_q, tsk);
       if (mutant(Mutant::mark_wake_relaxed_grant))
-        wlist.w[i]->task.store(nullptr, rl::memory_order_relaxed);
+        w->task.store(nullptr, rl::memory_order_relaxed);
       else
-        wlist.w[i]->task.store(nullptr, rl::memory_order_release);
-      wake_q_add(wake_q, tsk);
+        w->task.store(nullptr, rl::memory_order_release);  // smp_store_release: the grant
+      if (ref_after_grant) wake_q_add(wake_q, tsk);
+      else if (!mutant(Mutant::mark_wake_grant_after_wake_q_add)) wake_q_add_safe(wake_q, tsk);
+      if (mutant(Mutant::mark_wake_list_unsafe)) next = w->wlist_next($);  // list_for_each_entry
     }
   }
 
-  int waiter_owner(const rwsem_waiter* w) const { return (int)(w - waiter_slot); }
+  int waiter_owner(const rwsem_waiter* w) const {
+    return (int)((reinterpret_cast<const unsigned char*>(w) - waiter_storage[0]) / sizeof(rwsem_waiter));
+  }
 
   // rwsem_cond_wake_waiter (kernel/locking/rwsem.c)
   void rwsem_cond_wake_waiter(long c, wake_q_head* wake_q) {
@@ -257,10 +307,7 @@ struct rwsem_count_model final : rw_semaphore {
         return;
       }
     }
-    rwsem_waiter* waiter = my_waiter();
-    waiter->task.store(current_task(), rl::memory_order_relaxed);
-    waiter->type = RWSEM_WAITING_FOR_READ;
-    waiter->handoff_set = false;
+    rwsem_waiter* waiter = waiter_enter(RWSEM_WAITING_FOR_READ);
 
     raw_spin_lock_irq();
     if (list_empty()) {
@@ -269,6 +316,7 @@ struct rwsem_count_model final : rw_semaphore {
         rl::atomic_thread_fence(rl::memory_order_acquire);  // smp_acquire__after_ctrl_dep
         rwsem_acquire_read();
         raw_spin_unlock_irq();
+        waiter_exit(waiter);
         return;
       }
       adjustment += RWSEM_FLAG_WAITERS;
@@ -279,14 +327,19 @@ struct rwsem_count_model final : rw_semaphore {
     raw_spin_unlock_irq();
     if (!wake_q_empty(&wake_q)) wake_up_q(&wake_q);
 
-    set_current_state_uninterruptible();
     for (;;) {  // wait to be given the lock
+      set_current_state_uninterruptible();
       if (!waiter->task.load(rl::memory_order_acquire)) {  // pairs with rwsem_mark_wake's release
         rwsem_acquire_read();
         break;
       }
       schedule();
+      if (mutant(Mutant::reader_wakeup_is_grant)) {  // any wake-up taken as the grant
+        rwsem_acquire_read();
+        break;
+      }
     }
+    waiter_exit(waiter);
   }
 
   // rwsem_try_write_lock (kernel/locking/rwsem.c): called with wait_lock held.
@@ -295,7 +348,10 @@ struct rwsem_count_model final : rw_semaphore {
     long c = count.load(rl::memory_order_relaxed), nw;
     do {
       bool has_handoff = c & RWSEM_FLAG_HANDOFF;
-      if (has_handoff && first->handoff_set && waiter != first) return false;
+      // Honour the handoff only when the first waiter set it.
+      if (has_handoff && !mutant(Mutant::try_write_lock_ignores_first_handoff) &&
+          first->handoff_set.load(rl::mo_relaxed, $) && waiter != first)
+        return false;
       nw = c;
       if (c & RWSEM_LOCK_MASK) {
         if (has_handoff || !rwsem_wait_timed_out()) return false;  // only a waiter that timed out sets handoff
@@ -305,10 +361,10 @@ struct rwsem_count_model final : rw_semaphore {
         nw &= ~RWSEM_FLAG_HANDOFF;
         if (list().n == 1 || mutant(Mutant::try_write_lock_clears_waiters)) nw &= ~RWSEM_FLAG_WAITERS;
       }
-    } while (!count.compare_exchange_strong(c, nw, rl::memory_order_acquire));
+    } while (!count.compare_exchange_strong(c, nw, rl::memory_order_acquire, rl::memory_order_relaxed));
 
     if (nw & RWSEM_FLAG_HANDOFF) {
-      first->handoff_set = true;
+      first->handoff_set.store(true, rl::mo_relaxed, $);
       ghost_handoff_requester = waiter_owner(first);  // the lock is handed to the first waiter
       return false;
     }
@@ -322,7 +378,8 @@ struct rwsem_count_model final : rw_semaphore {
   bool rwsem_try_write_lock_unqueued() {
     long c = count.load(rl::memory_order_relaxed);
     while (!(c & (RWSEM_LOCK_MASK | RWSEM_FLAG_HANDOFF))) {
-      if (count.compare_exchange_strong(c, c | RWSEM_WRITER_LOCKED, rl::memory_order_acquire)) {
+      if (count.compare_exchange_strong(c, c | RWSEM_WRITER_LOCKED, rl::memory_order_acquire,
+                                        rl::memory_order_relaxed)) {
         check_handoff(c, "optimistic lock stealing");
         rwsem_acquire_write();
         return true;
@@ -337,10 +394,7 @@ struct rwsem_count_model final : rw_semaphore {
     // another CPU is not modelled, so spinning happens or not nondeterministically.
     if (rl::rand(2) == 1 && rwsem_try_write_lock_unqueued()) return;
     wake_q_head wake_q;
-    rwsem_waiter* waiter = my_waiter();
-    waiter->task.store(current_task(), rl::memory_order_relaxed);
-    waiter->type = RWSEM_WAITING_FOR_WRITE;
-    waiter->handoff_set = false;
+    rwsem_waiter* waiter = waiter_enter(RWSEM_WAITING_FOR_WRITE);
 
     raw_spin_lock_irq();
     rwsem_add_waiter(waiter);
@@ -359,12 +413,25 @@ struct rwsem_count_model final : rw_semaphore {
     for (;;) {
       if (rwsem_try_write_lock(waiter)) break;
       raw_spin_unlock_irq();
-      // No spinning on the owner after setting handoff: performance only.
-      schedule();
-      set_current_state_uninterruptible();
-      raw_spin_lock_irq();
+      // After setting the handoff bit, spin on the owner and, if it let go, try again at once
+      // (goto trylock_again). handoff_set is read outside wait_lock, as the kernel does.
+      if (waiter->handoff_set.load(rl::mo_relaxed, $) && rwsem_spin_on_owner() == OWNER_NULL) {
+        if (mutant(Mutant::writer_handoff_retry_unlocked)) continue;  // trylock_again past the lock
+      } else {
+        schedule();
+        set_current_state_uninterruptible();
+      }
+      raw_spin_lock_irq();  // trylock_again:
     }
     raw_spin_unlock_irq();
+    waiter_exit(waiter);
+  }
+
+  enum owner_state { OWNER_NULL, OWNER_NOT_NULL };
+  // rwsem_spin_on_owner (kernel/locking/rwsem.c): sem->owner is not modelled; the spin ends in
+  // OWNER_NULL when the lock is free at the moment it looks (any moment the scheduler picks).
+  owner_state rwsem_spin_on_owner() {
+    return (count.load(rl::memory_order_relaxed) & RWSEM_LOCK_MASK) ? OWNER_NOT_NULL : OWNER_NULL;
   }
 
   // rwsem_wake (kernel/locking/rwsem.c)

@@ -1,19 +1,47 @@
-// Tasks and sleeping: set_current_state / schedule / wake_up_process (kernel/sched/core.c).
+// Tasks, sleeping and wake-ups: set_current_state / schedule / wake_up_process, the wake_q
+// (kernel/sched/core.c, include/linux/sched/wake_q.h) and the task reference count
+// (include/linux/sched/task.h), under the kernel's rules rather than idealised ones:
+//  - a wake_q_add of a task already on some waker's wake_q does nothing: the wake-up then comes
+//    when that other waker runs wake_up_q, earlier or later than this waker expects;
+//  - schedule() may return without any wake-up (spurious and stale wake-ups are real), up to a
+//    per-task budget so that the search stays finite (task_struct::spurious_wakeups_left);
+//  - a task drops its own reference at do_exit; touching it after the last put is use-after-free.
 #pragma once
+#include "model/check.hpp"
+#include "model/mutants.hpp"
 #include "model/rl_env.hpp"
 #include "model/trace_names.hpp"
+
+struct task_struct;
+
+// struct wake_q_node (include/linux/sched/wake_q.h): non-NULL next means "queued somewhere".
+struct wake_q_node {
+  rl::generic_atomic<wake_q_node*, true> next;  // starts NULL with no scheduling point
+};
+inline wake_q_node* const WAKE_Q_TAIL = reinterpret_cast<wake_q_node*>(1);  // end of a wake_q list
 
 // A task's run state is an auto-reset Relacy event: "set" is TASK_RUNNING.
 // A wake-up that nobody sends leaves the sleeper blocked, which Relacy reports as a deadlock.
 struct task_struct {
   int pid = 0;  // the Relacy thread index; ghost identity for lock ownership
   rl::generic_event runnable;
+  wake_q_node wake_q;
+  // refcount_t usage: the task's own reference plus wakers'. Plain: its updates are not what
+  // races; what races is a waker reaching the task after its exit, and that happens at the
+  // wake_q claim and the wake-up, both instrumented, where the check below looks.
+  int usage = 1;
+  bool ghost_freed = false;       // the last reference was dropped
+  int spurious_wakeups_left = 0;  // how many more times schedule() may return unwoken
 
-  task_struct() { runnable.init(false, false, RL_INFO); }
-  void name(int id) {
+  task_struct() {
+    runnable.init(false, false, RL_INFO);
+  }
+  void name(int id, int spurious_wakeups) {
     pid = id;
+    spurious_wakeups_left = spurious_wakeups;
     trace_name(this, "task %d", id);
     trace_name(relacy_impl_address(&runnable), "run state of task %d", id);
+    trace_name(&wake_q.next, "wake_q.next of task %d", id);
   }
   ~task_struct() { runnable.deinit(RL_INFO); }
 };
@@ -22,6 +50,22 @@ struct task_struct {
 extern task_struct* g_tasks;
 inline task_struct* current_task() { return &g_tasks[rl::thread_index()]; }
 
+// get_task_struct (include/linux/sched/task.h): refcount_inc.
+inline void get_task_struct(task_struct* t) {
+  VM_CHECK(!t->ghost_freed, "use-after-free", "get_task_struct on task %d after its last reference was dropped (it exited)",
+           t->pid);
+  t->usage++;
+}
+
+// put_task_struct (include/linux/sched/task.h): refcount_dec_and_test; the last one frees.
+inline void put_task_struct(task_struct* t) {
+  VM_CHECK(!t->ghost_freed, "use-after-free", "put_task_struct on task %d, already freed", t->pid);
+  if (--t->usage == 0) t->ghost_freed = true;  // __put_task_struct: from here on the task_struct is gone
+}
+
+// do_exit (kernel/exit.c), as far as wake-ups care: the task drops its own reference.
+inline void do_exit() { put_task_struct(current_task()); }
+
 // set_current_state(TASK_UNINTERRUPTIBLE) (include/linux/sched.h): from now on a wake-up is remembered.
 // It is smp_store_mb(): the full barrier orders the state store before the caller's condition load.
 inline void set_current_state_uninterruptible() {
@@ -29,26 +73,72 @@ inline void set_current_state_uninterruptible() {
   rl::atomic_thread_fence(rl::memory_order_seq_cst);
 }
 
-// schedule() (kernel/sched/core.c): sleep unless woken since set_current_state.
-inline void schedule() { current_task()->runnable.wait(false, false, RL_INFO); }
+// schedule() (kernel/sched/core.c): sleep unless woken since set_current_state. A sleeping task
+// can also come back with no wake-up meant for it (a spurious or stale one): a nondeterministic
+// choice while the task's budget lasts, so every wait loop must recheck its condition.
+inline void schedule() {
+  task_struct* t = current_task();
+  if (t->spurious_wakeups_left > 0 && rl::rand(2) == 1) {
+    t->spurious_wakeups_left--;
+    return;
+  }
+  t->runnable.wait(false, false, RL_INFO);
+}
 
 // wake_up_process() (kernel/sched/core.c): try_to_wake_up() issues a full barrier before it
 // reads the sleeper's state, pairing with set_current_state's.
 inline void wake_up_process(task_struct* t) {
+  VM_CHECK(!t->ghost_freed, "use-after-free", "wake_up_process on task %d after its last reference was dropped",
+           t->pid);
   rl::atomic_thread_fence(rl::memory_order_seq_cst);
   t->runnable.set(RL_INFO);
 }
 
-// DEFINE_WAKE_Q / wake_q_add / wake_up_q (kernel/sched/core.c): wake-ups deferred past wait_lock.
-// Simplified: the kernel's wake_q_add skips a task already queued by another waker (who then
-// wakes it later); here every waker wakes, so that delayed-wake-up path is not explored.
+// DEFINE_WAKE_Q (include/linux/sched/wake_q.h). The list is context-local (only its waker reads
+// or writes the links), so it is kept as a plain array; what other wakers see of a queued node
+// is only that its next is non-NULL, which the claim below sets.
 struct wake_q_head {
-  task_struct* tasks[8];
+  task_struct* queued[8];
   int n = 0;
 };
-inline void wake_q_add(wake_q_head* q, task_struct* t) { q->tasks[q->n++] = t; }
 inline bool wake_q_empty(const wake_q_head* q) { return q->n == 0; }
-inline void wake_up_q(wake_q_head* q) {
-  for (int i = 0; i < q->n; i++) wake_up_process(q->tasks[i]);
-  q->n = 0;
+
+// __wake_q_add (kernel/sched/core.c): claim the task's node, or leave the wake-up to whoever
+// already queued it. smp_mb__before_atomic() orders the caller's grant before the claim.
+inline bool __wake_q_add(wake_q_head* head, task_struct* task) {
+  wake_q_node* node = &task->wake_q;
+  if (!mutant(Mutant::wake_q_add_no_barrier)) rl::atomic_thread_fence(rl::memory_order_seq_cst);
+  wake_q_node* expected = nullptr;
+  bool claimed = node->next.compare_exchange_strong(expected, WAKE_Q_TAIL, rl::mo_relaxed, $, rl::mo_relaxed, $);
+  // Checked right after the cmpxchg: the state of the task at the moment it was touched.
+  VM_CHECK(!task->ghost_freed, "use-after-free", "wake_q_add touched task %d after its last reference was dropped",
+           task->pid);
+  if (!claimed) return false;
+  head->queued[head->n++] = task;  // *head->lastp = node; head->lastp = &node->next
+  return true;
+}
+
+// wake_q_add (kernel/sched/core.c): a reference for the wake-up, taken only if this waker queued it.
+inline void wake_q_add(wake_q_head* head, task_struct* task) {
+  if (__wake_q_add(head, task)) get_task_struct(task);
+}
+
+// wake_q_add_safe (kernel/sched/core.c): the caller already holds a reference; drop it if the
+// task was queued by someone else.
+inline void wake_q_add_safe(wake_q_head* head, task_struct* task) {
+  if (!__wake_q_add(head, task)) put_task_struct(task);
+}
+
+// wake_up_q (kernel/sched/core.c): the node is released (next = NULL) before the wake-up, so
+// the task can be queued again, by anyone, from that point.
+inline void wake_up_q(wake_q_head* head) {
+  for (int i = 0; i < head->n; i++) {
+    task_struct* task = head->queued[i];
+    if (!mutant(Mutant::wake_up_q_release_after_wake))
+      task->wake_q.next.store(nullptr, rl::mo_relaxed, $);  // WRITE_ONCE, pairs with the cmpxchg
+    wake_up_process(task);
+    if (mutant(Mutant::wake_up_q_release_after_wake)) task->wake_q.next.store(nullptr, rl::mo_relaxed, $);
+    put_task_struct(task);
+  }
+  head->n = 0;
 }

@@ -9,6 +9,10 @@
 
 using nlohmann::json;
 
+#ifdef VMAVERIFY_COVERAGE_BUILD
+extern "C" void __gcov_dump(void);  // libgcov: write the counters; _exit would skip it
+#endif
+
 std::string outcome_wire(const Outcome& o) {
   const RunResult& r = o.r;
   json events = json::array();
@@ -63,6 +67,9 @@ void run_check_isolated(const Check& c, const OutcomeSink& sink) {
     std::fprintf(out, "done\n");
     std::fclose(out);
     std::fflush(nullptr);
+#ifdef VMAVERIFY_COVERAGE_BUILD
+    __gcov_dump();
+#endif
     _exit(0);
   }
   Outcome died = c.on_crash;

@@ -12,9 +12,13 @@ struct trace_names_scope {
 template <class Derived, rl::thread_id_t N>
 struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   task_struct tasks[N];
+  // How many times each task's schedule() may return with no wake-up meant for it. Each one
+  // multiplies the search (rwsem_two_writers: 0.4M iterations without, 7.3M with one), so a
+  // scenario that explores them says so; the abstract semaphore never sleeps in schedule().
+  static constexpr int spurious_wakeups = 0;
 
   scenario_base() {
-    for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i);
+    for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i, Derived::spurious_wakeups);
     g_tasks = tasks;
   }
   void before() { exploration::iteration_begin(); }

@@ -24,6 +24,7 @@ struct rwsem_handoff : scenario_base<rwsem_handoff, 2> {
         sem.up_read();
       }
     }
+    do_exit();  // the task's own reference goes: a late waker must have taken one
   }
 
   void after() {

@@ -23,6 +23,7 @@ struct rwsem_readers_writer : scenario_base<rwsem_readers_writer, 3> {
       VM_CHECK(seen == 0 || seen == 1, "torn read", "reader saw %d", seen);
       sem.up_read();
     }
+    do_exit();  // the task's own reference goes: a late waker must have taken one
   }
 
   void after() {

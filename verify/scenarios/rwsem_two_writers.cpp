@@ -3,6 +3,7 @@
 #include "verify/scenario_base.hpp"
 
 struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
+  static constexpr int spurious_wakeups = 1;  // every wait loop must survive a wake-up not meant for it
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
 
@@ -15,6 +16,7 @@ struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
     sem.down_write();
     data($) = data($) + 1;
     sem.up_write();
+    do_exit();  // the task's own reference goes: a late waker must have taken one
   }
 
   void after() { VM_CHECK(data($) == 2, "lost update", "counter is %d after two locked increments", (int)data($)); }
