@@ -5,6 +5,7 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/free_pgtables.hpp"
+#include "model/kernel_source.hpp"
 #include "model/page_tables.hpp"
 #include "model/rwsem.hpp"
 #include "proofs/batch_state.hpp"
@@ -138,13 +139,6 @@ void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end
 // Which free_pgtables the teardown threads run: the patch's, or the unbatched baseline.
 extern teardown_variant g_teardown_variant;
 
-// free_pgtables compiled from a kernel tree (vmaverify kernel, model/kshim/register.h): linked
-// is set when the binary holds that code; g_kernel_free_pgtables is it while the kernel's code
-// is the one under test (the batched teardown threads then run it), else null.
-using free_pgtables_fn = void (*)(ma_state* mas, vm_area_struct* vma, unsigned long floor, unsigned long ceiling,
-                                  bool mm_wr_locked);
-extern free_pgtables_fn g_kernel_free_pgtables_linked, g_kernel_free_pgtables;
-extern const char* g_kernel_source_files;  // the tree's files it came from, e.g. "mm/memory.c, mm/vma.c, mm/vma.h"
 // free_pgtables as the teardown threads call it: the kernel's when chosen, else the model's.
 void teardown_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned long floor, unsigned long ceiling,
                             bool mm_wr_locked);

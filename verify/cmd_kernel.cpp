@@ -11,7 +11,7 @@
 #include <set>
 #include <CLI/CLI.hpp>
 #include "model/batch_states.hpp"
-#include "model/mm.hpp"
+#include "model/kernel_source.hpp"
 #include "verify/cli.hpp"
 #include "verify/json_out.hpp"
 #include "verify/junit.hpp"
