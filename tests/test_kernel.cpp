@@ -122,8 +122,11 @@ std::string temp_dir(const std::string& name) {
 }
 
 void write(const std::string& path, const std::string& text) {
-  mkdir(path.substr(0, path.rfind('/')).c_str(), 0777);
-  std::ofstream(path) << text;
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1))
+    mkdir(path.substr(0, slash).c_str(), 0777);
+  std::ofstream out(path);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
 }
 
 std::string read(const std::string& path) {
@@ -174,7 +177,7 @@ bool real_tree_installed() { return std::ifstream("/usr/src/linux-source-6.12.ta
 
 // A patch that drops the full-batch flush; one that frees the tables before the batch is final.
 const std::regex kFullCheck(R"(ARRAY_SIZE\(vb->vmas\))");
-const std::regex kFinal(R"(unlink_file_vma_batch_final\(&)"), kFree(R"(free_pgd_range\()");
+const std::regex kFinal(R"(unlink_file_vma_batch_final\(&)"), kFree(R"(\bfree_pgd_range\()");
 
 }  // namespace
 
@@ -203,12 +206,16 @@ TEST(Kernel, DroppingTheFullBatchFlushIsACounterexampleCitingTheTree) {
 
 TEST(Kernel, FreeingBeforeFinalIsAUseAfterFreeCitingTheTree) {
   std::string t = small_tree("order");
-  std::string patch = make_patch(t, "mm/memory.c", swapped(kMemorySource, kFinal, kFree));
+  const std::string patched = swapped(kMemorySource, kFinal, kFree);
+  std::string patch = make_patch(t, "mm/memory.c", patched);
+  std::smatch call;
+  ASSERT_TRUE(std::regex_search(patched, call, kFree));
+  const std::string line = std::to_string(1 + std::count(patched.begin(), patched.begin() + call.position(0), '\n'));
   BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' teardown_vs_rmap_walk");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (use-after-free)"), std::string::npos) << r.out;
   // free_pgd_range is now the line before the final: the trace shows the call at the new line.
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(calls free_pgd_range.*mm/memory\.c:42)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("calls free_pgd_range.*mm/memory\\.c:" + line + "\n"))) << r.out;
 }
 
 TEST(Kernel, TreesThatDoNotServeAreOneLineNamingFunctionAndFile) {
@@ -233,6 +240,11 @@ TEST(Kernel, TreesThatDoNotServeAreOneLineNamingFunctionAndFile) {
 }
 
 TEST(Kernel, APatchThatDoesNotApplyNamesTheFileAndHunk) {
+  std::string empty = temp_dir("notapatch") + "/empty.patch";
+  write(empty, "no diff here\n");
+  expect_usage_error(run_vmaverify("kernel --tree '" + small_tree("notapatch") + "' --patch '" + empty + "' --quiet"),
+                     "not a patch");
+
   std::string t = small_tree("stale");
   std::string patch = make_patch(t, "mm/vma.c", std::regex_replace(std::string(kBatchSource), kFullCheck, "-1"));
   // The tree moves on under the patch: the hunk's context is gone.
@@ -284,4 +296,15 @@ TEST(Kernel, RealTreeVerifiesAndBuggyPatchesAreCaughtAtKernelLines) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (use-after-free)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(calls free_pgd_range.*mm/memory\.c:4\d\d)"))) << r.out;
+}
+
+TEST(Kernel, TheOlderLayoutIsFoundByName) {
+  // v6.11 kept the batch in mm/mmap.c and its struct in mm/internal.h.
+  std::string t = temp_dir("v611");
+  write(t + "/mm/internal.h", kBatchHeader);
+  write(t + "/mm/mmap.c", kBatchSource);
+  write(t + "/mm/memory.c", kMemorySource);
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' teardown_two_files");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("kernel code: mm/internal.h, mm/memory.c, mm/mmap.c of " + t), std::string::npos) << r.out;
 }

@@ -175,7 +175,8 @@ CommandRun define_kernel(CLI::App& cmd) {
                  "(the files needed, extracted once from /usr/src/linux-source-6.12.tar.xz)")
       ->type_name("DIR");
   cmd.add_option("--patch", a->patches, "apply FILE (patch -p1) to a scratch copy of the tree's files first; repeatable")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->allow_extra_args(false);  // one FILE per --patch: what follows is a scenario
   cmd.add_flag("--agree", a->agree,
                "also run the hand model and check that both give the same verdict and reach\n"
                "the same batch states (what vmaverify all does)");

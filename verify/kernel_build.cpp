@@ -245,15 +245,18 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     ~Cleanup() { remove_tree(dir); }
   } cleanup{scratch};
   std::set<std::string> files(std::begin(kTreeFiles), std::end(kTreeFiles));
-  std::vector<std::string> patch_texts;
   for (const std::string& p : patches) {
     std::string text;
     if (!read_file(p, &text)) {
       b.error = "--patch " + p + ": cannot read: " + std::strerror(errno);
       return b;
     }
-    patch_texts.push_back(text);
-    for (const std::string& f : patched_files(text)) files.insert(f);
+    std::set<std::string> touched = patched_files(text);
+    if (touched.empty()) {
+      b.error = "--patch " + p + ": not a patch (no \"--- a/FILE\" / \"+++ b/FILE\" lines)";
+      return b;
+    }
+    files.insert(touched.begin(), touched.end());
   }
   bool any = false;
   for (const std::string& f : files)

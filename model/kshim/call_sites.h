@@ -77,6 +77,12 @@ inline void kshim_batch_add(struct unlink_vma_file_batch* vb, struct vm_area_str
   struct vm_area_struct* const last = count > 0 && count <= 8 ? vb->vmas[count - 1] : nullptr;
   const int round_trips = g_exiting_mm[rl::thread_index()] ? g_exiting_mm[rl::thread_index()]->batch_round_trips : 0;
   kbody_unlink_file_vma_batch_add(vb, vma);
+  // Past the array, the kernel code has already stored into the overflow zone: said here, at
+  // the kernel's call, before the model's hook reports the same count.
+  if (vb->count > (int)ARRAY_SIZE(vb->vmas))
+    vm_fail("bounded count", rl::debug_info(caller, file, line),
+            "batch count is %d after unlink_file_vma_batch_add (called at %s:%d): it stored vmas[%d], past the array",
+            vb->count, file, line, vb->count - 1);
   const bool flushed = g_exiting_mm[rl::thread_index()] && g_exiting_mm[rl::thread_index()]->batch_round_trips != round_trips;
   const bool changed = vb->count != count || (vb->count > 0 && vb->count <= 8 && vb->vmas[vb->count - 1] != last);
   if (flushed || changed) kshim_event(vb, BATCH_ADD);
