@@ -308,3 +308,15 @@ TEST(Kernel, TheOlderLayoutIsFoundByName) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("kernel code: mm/internal.h, mm/memory.c, mm/mmap.c of " + t), std::string::npos) << r.out;
 }
+
+TEST(Kernel, MutantsOfTheWorldApplyAndThoseOfReplacedCodeAreAnError) {
+  std::string t = small_tree("mutants");
+  // free_pgd_range is the model's (the page tables), not taken from the tree: its mutant bites.
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --quiet --mutant free_pgd_range_end_not_lowered munmap_vs_truncate");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (page tables)"), std::string::npos) << r.out;
+  // The batch is the tree's: the model's switch in it is never reached.
+  r = run_vmaverify("kernel --tree '" + t + "' --quiet --mutant batch_no_flush_when_full teardown_batch_overflow");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("mutant batch_no_flush_when_full was never reached"), std::string::npos) << r.out;
+}

@@ -51,8 +51,8 @@ def norm(text):
 
 
 def param_type(text):
-    # "struct vm_area_struct *vma" -> "struct vm_area_struct *"; "unsigned long floor" -> "unsigned long"
-    return norm(re.sub(r"\s*\b[A-Za-z_]\w*\s*$", "", norm(text)) + " ") if not text.strip().endswith("*") else norm(text)
+    """A parameter without its name: "struct vm_area_struct *vma" -> "struct vm_area_struct *"."""
+    return norm(re.sub(r"\b[A-Za-z_]\w*\s*$", "", norm(text)))
 
 
 class Source:
@@ -87,15 +87,17 @@ class Source:
         return s.line, s.column, "\n".join(lines)
 
 
-def find(sources, name, files, kind):
+def find(sources, name, files, kind, label=None):
+    """The first definition of name in files (in that order), or BadTree naming it and them."""
+    label = label or name
     present = [f for f in files if sources[f].text is not None]
     if not present:
-        raise BadTree(f"{name}: none of {', '.join(files)} is in the tree")
+        raise BadTree(f"{label}: none of {', '.join(files)} is in the tree")
     for f in present:
         found = sources[f].definitions(name, kind)
         if found:
             return sources[f], found[0]
-    raise BadTree(f"{name}: not found in {' or '.join(present)}")
+    raise BadTree(f"{label}: not found in {' or '.join(present)}")
 
 
 def check_function(src, cur, name, ret, params):
@@ -113,7 +115,8 @@ def renamed_definition(src, cur, name):
     lines = text.split("\n")
     i = name_tok.line - line
     c = name_tok.column - 1 - (col - 1 if i == 0 else 0)
-    assert lines[i][c:c + len(name)] == name, (name, lines[i])
+    if lines[i][c:c + len(name)] != name:
+        raise BadTree(f"{name} in {src.rel}: its name is not spelled at line {name_tok.line} (made by a macro?)")
     lines[i] = lines[i][:c] + "kbody_" + name + lines[i][c + len(name):]
     body = "\n".join(lines)
     proto = re.sub(r"\s+", " ", body[:body.index("{")]).strip() + ";"
@@ -128,15 +131,7 @@ def main(argv):
     tree, out = argv[1], argv[2]
     sources = {f: Source(tree, f) for f in CANDIDATE_FILES}
     sname, sfiles, sfields = STRUCT
-    src, cur = None, None
-    for f in [f for f in sfiles if sources[f].text is not None]:
-        found = sources[f].definitions(sname, ci.CursorKind.STRUCT_DECL)
-        if found:
-            src, cur = sources[f], found[0]
-            break
-    if cur is None:
-        present = [f for f in sfiles if sources[f].text is not None] or sfiles
-        raise BadTree(f"struct {sname}: not found in {' or '.join(present)}")
+    src, cur = find(sources, sname, sfiles, ci.CursorKind.STRUCT_DECL, "struct " + sname)
     fields = [norm(" ".join(t.spelling for t in c.get_tokens())) for c in cur.get_children()
               if c.kind == ci.CursorKind.FIELD_DECL]
     if fields != [norm(f) for f in sfields]:
@@ -176,4 +171,7 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv))
     except BadTree as e:
         sys.stderr.write(f"{e}\n")
+        sys.exit(2)
+    except (OSError, ci.LibclangError) as e:  # the environment, not the tree: still one line
+        sys.stderr.write(f"kernel_extract.py: {e}\n".replace("\n", " ").strip() + "\n")
         sys.exit(2)
