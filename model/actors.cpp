@@ -95,7 +95,7 @@ static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* pre
   ma_state mas{mm, detached->vmas, detached->mt_entries};
   unsigned long floor = prev && !mutant(Mutant::unmap_region_floor_first_user) ? prev->vm_end : FIRST_USER_ADDRESS;
   unsigned long ceiling = next && !mutant(Mutant::unmap_region_ceiling_top) ? next->vm_start : USER_PGTABLES_CEILING;
-  free_pgtables(&mas, detached->vmas[0], floor, ceiling, mm_wr_locked, g_teardown_variant);
+  teardown_free_pgtables(&mas, detached->vmas[0], floor, ceiling, mm_wr_locked);
 }
 
 void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next, bool call_mmap_fails,

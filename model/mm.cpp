@@ -7,6 +7,16 @@ vm_area_struct g_xa_zero_entry;
 int g_write_locks_by_thread[8];
 mm_struct* g_exiting_mm[8];
 teardown_variant g_teardown_variant = teardown_variant::batched;
+free_pgtables_fn g_kernel_free_pgtables_linked, g_kernel_free_pgtables;
+const char* g_kernel_source_files;
+
+void teardown_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned long floor, unsigned long ceiling,
+                            bool mm_wr_locked) {
+  if (g_kernel_free_pgtables && g_teardown_variant == teardown_variant::batched)
+    g_kernel_free_pgtables(mas, vma, floor, ceiling, mm_wr_locked);
+  else
+    free_pgtables(mas, vma, floor, ceiling, mm_wr_locked, g_teardown_variant);
+}
 
 static int popcount_writable(const address_space* m) {
   int n = 0;
@@ -42,9 +52,17 @@ static void i_mmap_assert_write_locked(address_space* m, const char* what, int v
 
 void __remove_shared_vm_struct(vm_area_struct* vma, address_space* mapping) {
   i_mmap_assert_write_locked(mapping, "removal", vma->id);
-  if (vma_is_shared_maywrite(vma) && !mutant(Mutant::remove_skips_writable))
-    mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_sub(1, rl::memory_order_relaxed) - 1;  // mapping_unmap_writable
-  unsigned tree = mapping->i_mmap($);  // vma_interval_tree_remove
+  if (vma_is_shared_maywrite(vma) && !mutant(Mutant::remove_skips_writable)) mapping_unmap_writable_removed(mapping);
+  vma_interval_tree_remove(vma, mapping);
+}
+
+void mapping_unmap_writable_removed(address_space* mapping) {
+  mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_sub(1, rl::memory_order_relaxed) - 1;
+}
+
+void vma_interval_tree_remove(vm_area_struct* vma, address_space* mapping) {
+  i_mmap_assert_write_locked(mapping, "removal", vma->id);
+  unsigned tree = mapping->i_mmap($);
   mm_struct* mm = vma->vm_mm;
   VM_CHECK(tree >> vma->id & 1, "exactly once", "vma %d removed from mapping %s but it is not in the tree (removed %d times before)",
            vma->id, mapping->name, mm->removed[vma->id]);
@@ -185,5 +203,5 @@ void exit_mmap(mm_struct* mm) {
   // vma_next: an empty tree, or XA_ZERO_ENTRY first (dup_mmap failed at once): nothing to free.
   if (mm->mt_entries == 0 || xa_is_zero(mm->vmas[0])) return;
   ma_state mas{mm, mm->vmas, mm->mt_entries};
-  free_pgtables(&mas, mm->vmas[0], FIRST_USER_ADDRESS, USER_PGTABLES_CEILING, true, g_teardown_variant);
+  teardown_free_pgtables(&mas, mm->vmas[0], FIRST_USER_ADDRESS, USER_PGTABLES_CEILING, true);
 }

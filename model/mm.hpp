@@ -5,6 +5,7 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/free_pgtables.hpp"
+#include "model/kernel_source.hpp"
 #include "model/page_tables.hpp"
 #include "model/rwsem.hpp"
 #include "proofs/batch_state.hpp"
@@ -102,6 +103,11 @@ void i_mmap_unlock_read(address_space* m);
 
 // __remove_shared_vm_struct (mm/vma.c; mm/mmap.c in v6.11)
 void __remove_shared_vm_struct(vm_area_struct* vma, address_space* mapping);
+// Its two steps, also what the kernel shim (model/kshim/) maps the kernel's own calls to:
+// mapping_unmap_writable (include/linux/fs.h) for a removed VMA, and vma_interval_tree_remove
+// (mm/interval_tree.c) with the checks on it (write lock held, the VMA in the tree once).
+void mapping_unmap_writable_removed(address_space* mapping);
+void vma_interval_tree_remove(vm_area_struct* vma, address_space* mapping);
 // __vma_link_file and vma_link_file (mm/vma.c): link a new VMA of another process (mmap).
 void __vma_link_file(vm_area_struct* vma, address_space* mapping);
 void vma_link_file(vm_area_struct* vma);
@@ -132,6 +138,10 @@ void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end
 
 // Which free_pgtables the teardown threads run: the patch's, or the unbatched baseline.
 extern teardown_variant g_teardown_variant;
+
+// free_pgtables as the teardown threads call it: the kernel's when chosen, else the model's.
+void teardown_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned long floor, unsigned long ceiling,
+                            bool mm_wr_locked);
 
 // exit_mmap (mm/mmap.c), the free_pgtables step only: unmap_vmas and the TLB are outside the model.
 void exit_mmap(mm_struct* mm);

@@ -1,6 +1,7 @@
 #include "model/mutants.hpp"
 
 Mutant g_active_mutant = Mutant::none;
+bool g_active_mutant_reached = false;
 
 const std::vector<MutantInfo>& all_mutants() {
   static const std::vector<MutantInfo> list = {

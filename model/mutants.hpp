@@ -23,4 +23,11 @@ const MutantInfo* find_mutant(const std::string& name);
 
 // The mutant switched on for the current exploration; constant during a search.
 extern Mutant g_active_mutant;
-inline bool mutant(Mutant m) { return g_active_mutant == m; }
+// Whether the active mutant's switch was reached (and so changed something) since the driver
+// cleared it: code taken from a kernel tree (vmaverify kernel) has no switches.
+extern bool g_active_mutant_reached;
+inline bool mutant(Mutant m) {
+  if (g_active_mutant != m) return false;
+  g_active_mutant_reached = true;
+  return true;
+}

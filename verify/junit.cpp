@@ -24,6 +24,7 @@ std::string case_name(const Outcome& o) {
   if (o.group == "proofs" && o.r.mutant != "none") return "batch mutant " + o.r.mutant + " refuted by a spec";
   if (o.r.mutant != "none") return o.r.mutant + " caught by " + o.r.scenario;
   if (o.r.variant == "unbatched") return o.r.scenario + " (unbatched baseline)";
+  if (o.r.variant == "kernel") return o.r.scenario + " (kernel code)";
   return o.r.scenario;
 }
 

@@ -15,7 +15,7 @@ std::string result_text(const RunResult& r) {
   char figures[96];
   std::snprintf(figures, sizeof figures, "%llu iterations, %.2f s", (unsigned long long)r.iterations, r.seconds);
   std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") +
-                  (r.variant == "unbatched" ? " [unbatched baseline]" : "") + " (" + r.search +
+                  (r.variant == "unbatched" ? " [unbatched baseline]" : r.variant == "kernel" ? " [kernel code]" : "") + " (" + r.search +
                   "): " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
   for (const auto& kv : r.stats) s += ", " + kv.first + "=" + std::to_string(kv.second);
   if (!r.message.empty()) s += "\n  " + r.message;

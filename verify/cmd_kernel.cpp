@@ -1,0 +1,212 @@
+// vmaverify kernel: the teardown scenarios on the kernel's own batch code and free_pgtables,
+// taken from a kernel tree (verify/kernel_build.hpp), patched if asked. vmaverify builds the
+// checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
+// runs this same command, explores.
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <CLI/CLI.hpp>
+#include "model/batch_states.hpp"
+#include "model/kernel_source.hpp"
+#include "model/mutants.hpp"
+#include "verify/cli.hpp"
+#include "verify/json_out.hpp"
+#include "verify/junit.hpp"
+#include "verify/kernel_build.hpp"
+#include "verify/result_output.hpp"
+#include "verify/scenario.hpp"
+#include "verify/trace.hpp"
+
+namespace {
+
+struct KernelArgs {
+  std::string tree, trace, junit, mutant = "none";
+  std::vector<std::string> patches, scenarios;
+  bool agree = false, json = false, quiet = false;
+};
+
+// The scenarios whose threads run free_pgtables: those with a layout's lock figures.
+bool is_teardown(const Scenario& s) { return s.figures != nullptr; }
+
+std::string state_text(const BatchSnapshot& s) {
+  std::string v;
+  for (int i = 0; i < std::min(std::max(s.count, 0), BATCH_SLOTS); i++) v += (i ? "," : "") + std::to_string(s.vmas[i]);
+  char b[160];
+  std::snprintf(b, sizeof b, "{count=%d vmas=[%s] round_trips=%d appends=%d removals=%d%s}", s.count, v.c_str(),
+                s.lock_round_trips, s.appends, s.removals, s.finalized ? " finalized" : "");
+  return b;
+}
+
+using StateSet = std::set<std::string>;  // the snapshots' bytes
+StateSet explored_states() {
+  StateSet set;
+  for (const BatchSnapshot& s : explored_batch_states()) set.insert(std::string((const char*)&s, sizeof s));
+  return set;
+}
+std::string only_in(const StateSet& a, const StateSet& b) {
+  std::string out;
+  int shown = 0, n = 0;
+  for (const std::string& s : a)
+    if (!b.count(s)) {
+      n++;
+      if (shown++ < 2) {
+        BatchSnapshot snap;
+        std::memcpy(static_cast<void*>(&snap), s.data(), sizeof snap);
+        out += (out.empty() ? "" : " ") + state_text(snap);
+      }
+    }
+  return n == 0 ? "" : std::to_string(n) + " (e.g. " + out + ")";
+}
+
+// In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
+int check(const KernelArgs& a) {
+  std::vector<const Scenario*> chosen;
+  for (const std::string& n : a.scenarios) chosen.push_back(find_scenario(n));
+  if (chosen.empty())
+    for (const Scenario& s : all_scenarios())
+      if (is_teardown(s)) chosen.push_back(&s);
+  if (!a.quiet && !a.json)
+    std::printf("kernel code: %s of %s%s\n", g_kernel_source_files, a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
+                a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str());
+  std::vector<Outcome> outcomes;
+  bool trace_written = false;
+  int worst = EXIT_VERIFIED;
+  for (const Scenario* s : chosen) {
+    RunOptions o;
+    o.progress = !a.quiet;
+    o.mutant = a.mutant;
+    g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
+    g_active_mutant_reached = false;
+    Outcome out;
+    out.r = run_scenario(*s, o, false);
+    const StateSet kernel_states = explored_states();
+    g_kernel_free_pgtables = nullptr;
+    out.r.variant = "kernel";
+    if (a.mutant != "none" && !g_active_mutant_reached) {
+      // A switch in the hand model's batch or free_pgtables is not in the kernel's code: a
+      // verdict without it would be a verdict on nothing seeded.
+      out.r.result = "error";
+      out.r.kind = "mutant not reached";
+      out.r.message = "mutant " + a.mutant + " was never reached: its switch is in code taken from the tree (a --patch "
+                      "seeds a bug there) or outside what " + s->name + " runs";
+    }
+    out.expected = "verified";
+    out.as_expected = out.r.result == "verified";
+    std::string agreement;
+    if (a.agree) {
+      RunResult hand = run_scenario(*s, o, false);
+      const StateSet hand_states = explored_states();
+      const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
+      out.expected = "verified, agreeing with the hand model";
+      const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
+      if (agrees) {
+        agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
+      } else {
+        agreement = "disagrees with the hand model: hand model " + hand.result + (hand.kind.empty() ? "" : " (" + hand.kind + ")") +
+                    " with " + std::to_string(hand_states.size()) + " batch states, kernel code " + out.r.result +
+                    (out.r.kind.empty() ? "" : " (" + out.r.kind + ")") + " with " + std::to_string(kernel_states.size()) +
+                    (only_hand.empty() ? "" : "; only the hand model reached " + only_hand) +
+                    (only_kernel.empty() ? "" : "; only the kernel code reached " + only_kernel);
+        out.as_expected = false;
+        if (out.r.result == "verified") {
+          out.r.result = "counterexample";
+          out.r.kind = "disagreement";
+          out.r.message = agreement;
+        }
+      }
+    }
+    std::string trace;
+    if (!a.trace.empty() && !trace_written && !out.r.state.empty()) {
+      std::string err;
+      if (write_trace(a.trace, out.r, &err)) trace = a.trace;
+      else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
+      trace_written = true;
+    }
+    out.trace = trace;
+    if (a.json) {
+      Json j = outcome_json(out, trace);
+      if (a.agree) j["agreement"] = agreement;
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+      if (!agreement.empty()) std::printf("  %s\n", agreement.c_str());
+      if (out.r.result == "counterexample" && !out.r.events.empty() && !a.quiet) std::printf("%s", trace_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    int st = out.as_expected ? EXIT_VERIFIED : exit_status(out.r) == EXIT_VERIFIED ? EXIT_COUNTEREXAMPLE : exit_status(out.r);
+    if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE) || (st == EXIT_INCOMPLETE && worst == EXIT_VERIFIED))
+      worst = st;
+    outcomes.push_back(out);
+  }
+  std::string err;
+  if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("kernel: " + err);
+  return worst;
+}
+
+// In vmaverify: build the checker for this tree and these patches, then run it.
+int build_and_hand_over(const KernelArgs& a) {
+  if (!a.junit.empty()) {
+    FILE* f = std::fopen(a.junit.c_str(), "a");
+    if (!f) return usage_error("kernel: --junit " + a.junit + ": cannot write: " + std::strerror(errno));
+    std::fclose(f);
+  }
+  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet);
+  if (!b.error.empty()) return usage_error("kernel: " + b.error);
+  std::vector<std::string> args = {b.checker, "kernel"};
+  if (!a.tree.empty()) args.insert(args.end(), {"--tree", a.tree});
+  for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});
+  if (!a.trace.empty()) args.insert(args.end(), {"--trace", a.trace});
+  if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
+  if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
+  if (a.agree) args.push_back("--agree");
+  if (a.json) args.push_back("--json");
+  if (a.quiet) args.push_back("--quiet");
+  for (const std::string& s : a.scenarios) args.push_back(s);
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(&s[0]);
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  execv(argv[0], argv.data());
+  return usage_error("kernel: cannot run the checker " + b.checker + ": " + std::strerror(errno));
+}
+
+CommandRun define_kernel(CLI::App& cmd) {
+  auto a = std::make_shared<KernelArgs>();
+  only_known(cmd.add_option("SCENARIO", a->scenarios, "teardown scenarios to run (default: every one; see vmaverify list)")
+                 ->type_name(""),
+             "teardown scenario", [](const std::string& n) {
+               const Scenario* s = find_scenario(n);
+               return s && is_teardown(*s);
+             });
+  cmd.add_option("--tree", a->tree,
+                 "kernel source tree to take the code from. Default: Debian's linux-source-6.12\n"
+                 "(the files needed, extracted once from /usr/src/linux-source-6.12.tar.xz)")
+      ->type_name("DIR");
+  cmd.add_option("--patch", a->patches, "apply FILE (patch -p1) to a scratch copy of the tree's files first; repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);  // one FILE per --patch: what follows is a scenario
+  only_known(cmd.add_option("--mutant", a->mutant,
+                            "switch one seeded bug on in the code not taken from the tree (the model's\n"
+                            "world: page tables, actors); one never reached is an error (exit 2)")
+                 ->type_name("NAME")
+                 ->capture_default_str(),
+             "mutant", [](const std::string& n) { return n == "none" || find_mutant(n) != nullptr; });
+  cmd.add_flag("--agree", a->agree,
+               "also run the hand model and check that both give the same verdict and reach\n"
+               "the same batch states (what vmaverify all does)");
+  cmd.add_option("--trace", a->trace, "on the first counterexample, write FILE (JSON) and FILE.txt")->type_name("FILE");
+  cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
+  cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
+  cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
+  return [a] { return g_kernel_free_pgtables_linked ? check(*a) : build_and_hand_over(*a); };
+}
+
+}  // namespace
+
+static CommandRegistrar reg({"kernel",
+                             "The teardown scenarios on the kernel's own code from a tree (patched if asked).",
+                             &define_kernel});

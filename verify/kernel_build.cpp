@@ -1,0 +1,369 @@
+#include "verify/kernel_build.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include "verify/kernel_toolchain.hpp"
+
+namespace {
+
+// The files the extraction looks in (verify/kernel_extract.py: v6.12 and v6.11 layouts).
+const char* const kTreeFiles[] = {"mm/vma.c", "mm/vma.h", "mm/mmap.c", "mm/internal.h", "mm/memory.c"};
+// What the generated code includes besides the model: the shim.
+const char* const kShimFiles[] = {"model/kshim/kernel.h", "model/kshim/call_sites.h", "model/kshim/register.h"};
+
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+bool is_file(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+bool read_file(const std::string& p, std::string* out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+bool mkdirs(const std::string& p) {
+  for (size_t i = 1; i <= p.size(); i++)
+    if (i == p.size() || p[i] == '/') {
+      std::string d = p.substr(0, i);
+      if (mkdir(d.c_str(), 0777) != 0 && errno != EEXIST) return false;
+    }
+  return true;
+}
+bool copy_file(const std::string& from, const std::string& to) {
+  std::string text;
+  if (!read_file(from, &text)) return false;
+  size_t slash = to.rfind('/');
+  if (slash != std::string::npos && !mkdirs(to.substr(0, slash))) return false;
+  std::ofstream out(to, std::ios::binary);
+  out << text;
+  return bool(out);
+}
+void remove_tree(const std::string& dir) {
+  if (dir.empty()) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execlp("rm", "rm", "-rf", "--", dir.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  int st;
+  if (pid > 0) waitpid(pid, &st, 0);
+}
+
+// Run argv with stdout and stderr to log (appended); the exit status, or -1 if it did not run.
+int run_logged(const std::vector<std::string>& argv, const std::string& log, const std::string& cwd = "") {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0666);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string first_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) return line;
+  return "";
+}
+
+// FNV-1a over everything that decides the checker: its key in the cache.
+struct Hash {
+  unsigned long long h = 1469598103934665603ULL;
+  void add(const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+  }
+  std::string hex() const {
+    char b[17];
+    std::snprintf(b, sizeof b, "%016llx", h);
+    return b;
+  }
+};
+
+std::string cache_dir() { return KERNEL_CACHE_DIR; }
+
+// A directory of its own under the cache (removed by the caller).
+std::string scratch_dir(const std::string& what) {
+  if (!mkdirs(cache_dir())) return "";
+  std::string t = cache_dir() + "/" + what + ".XXXXXX";
+  std::vector<char> buf(t.begin(), t.end());
+  buf.push_back('\0');
+  return mkdtemp(buf.data()) ? std::string(buf.data()) : "";
+}
+
+// The default tree: the files needed, extracted from Debian's tarball into the cache once.
+std::string default_tree(std::string* error) {
+  const std::string tarball = default_kernel_tarball();
+  const std::string top = "linux-source-6.12";
+  const std::string tree = cache_dir() + "/" + top;
+  if (is_file(tree + "/.extracted")) return tree;
+  if (!is_file(tarball)) {
+    *error = "no kernel tree: " + tarball + " is not installed (apt-get install linux-source-6.12, or give --tree DIR)";
+    return "";
+  }
+  std::string tmp = scratch_dir("extract");
+  if (tmp.empty()) {
+    *error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
+    return "";
+  }
+  std::vector<std::string> argv = {"tar", "-xJf", tarball, "-C", tmp, "--ignore-failed-read"};
+  for (const char* f : kTreeFiles) argv.push_back(top + "/" + f);
+  const std::string log = tmp + ".log";
+  int st = run_logged(argv, log);
+  // A member missing from the tarball (an older or newer layout) is for the extraction to name.
+  if (st != 0 && !is_dir(tmp + "/" + top + "/mm")) {
+    std::string text;
+    read_file(log, &text);
+    *error = tarball + ": cannot extract: " + first_line(text);
+    remove_tree(tmp);
+    return "";
+  }
+  std::ofstream(tmp + "/" + top + "/.extracted") << tarball << "\n";
+  if (rename((tmp + "/" + top).c_str(), tree.c_str()) != 0 && !is_file(tree + "/.extracted")) {
+    *error = "cannot move the extracted tree to " + tree + ": " + std::strerror(errno);
+    remove_tree(tmp);
+    return "";
+  }
+  remove_tree(tmp);
+  std::remove(log.c_str());
+  return tree;
+}
+
+// The files a patch names ("+++ b/PATH", "--- a/PATH"), as paths inside the tree (-p1).
+std::set<std::string> patched_files(const std::string& text) {
+  std::set<std::string> files;
+  static const std::regex header(R"(^(?:\+\+\+|---) ([^\t\n]+))");
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, header)) continue;
+    std::string p = m[1];
+    size_t slash = p.find('/');
+    if (p == "/dev/null" || slash == std::string::npos) continue;
+    p = p.substr(slash + 1);
+    if (p.find("..") == std::string::npos && !p.empty() && p[0] != '/') files.insert(p);
+  }
+  return files;
+}
+
+// patch's own words for a hunk that failed: "hunk #2 of mm/vma.c FAILED at 1580".
+std::string patch_failure(const std::string& out) {
+  std::istringstream in(out);
+  std::string file, line;
+  static const std::regex patching(R"(^patching file '?([^']+)'?$)"), hunk(R"(^Hunk #(\d+) FAILED at (\d+))");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, patching)) file = m[1];
+    else if (std::regex_search(line, m, hunk))
+      return "hunk #" + m[1].str() + " of " + (file.empty() ? "?" : file) + " FAILED at line " + m[2].str();
+  }
+  for (std::istringstream again(out); std::getline(again, line);)
+    if (line.find("can't find file") != std::string::npos || line.find("Only garbage") != std::string::npos ||
+        line.find("malformed") != std::string::npos || line.find("doesn't exist") != std::string::npos ||
+        line.find("No file to patch") != std::string::npos)
+      return line + (file.empty() ? "" : " (at " + file + ")");
+  return first_line(out).empty() ? "patch failed" : first_line(out);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) v.push_back(w);
+  return v;
+}
+
+}  // namespace
+
+const char* default_kernel_tarball() { return "/usr/src/linux-source-6.12.tar.xz"; }
+bool default_kernel_tree_available() {
+  return is_file(default_kernel_tarball()) || is_file(cache_dir() + "/linux-source-6.12/.extracted");
+}
+
+KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
+  KernelBuild b;
+  std::string tree = tree_arg;
+  if (tree.empty()) {
+    if (progress && !is_file(cache_dir() + "/linux-source-6.12/.extracted") && is_file(default_kernel_tarball()))
+      std::fprintf(stderr, "vmaverify kernel: extracting the files needed from %s (once)\n", default_kernel_tarball());
+    tree = default_tree(&b.error);
+    b.tree = default_kernel_tarball();
+    if (tree.empty()) return b;
+  } else {
+    b.tree = tree;
+    if (!is_dir(tree)) {
+      b.error = "--tree " + tree + ": not a directory";
+      return b;
+    }
+  }
+  const std::string name = tree_arg.empty() ? b.tree : "--tree " + tree;
+  for (const std::string& p : patches)
+    if (!is_file(p)) {
+      b.error = "--patch " + p + ": no such file";
+      return b;
+    }
+
+  // The scratch copy: the files the extraction reads and those the patches touch.
+  std::string scratch = scratch_dir("tree");
+  if (scratch.empty()) {
+    b.error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
+    return b;
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { remove_tree(dir); }
+  } cleanup{scratch};
+  std::set<std::string> files(std::begin(kTreeFiles), std::end(kTreeFiles));
+  for (const std::string& p : patches) {
+    std::string text;
+    if (!read_file(p, &text)) {
+      b.error = "--patch " + p + ": cannot read: " + std::strerror(errno);
+      return b;
+    }
+    std::set<std::string> touched = patched_files(text);
+    if (touched.empty()) {
+      b.error = "--patch " + p + ": not a patch (no \"--- a/FILE\" / \"+++ b/FILE\" lines)";
+      return b;
+    }
+    files.insert(touched.begin(), touched.end());
+  }
+  bool any = false;
+  for (const std::string& f : files)
+    if (is_file(tree + "/" + f)) {
+      if (!copy_file(tree + "/" + f, scratch + "/" + f)) {
+        b.error = name + ": cannot copy " + f + " to the scratch tree";
+        return b;
+      }
+      any = true;
+    }
+  if (!any) {
+    b.error = name + ": none of mm/vma.c, mm/mmap.c, mm/memory.c is in this tree";
+    return b;
+  }
+  for (const std::string& p : patches) {
+    const std::string log = scratch + "/.patch.log";
+    std::remove(log.c_str());
+    char* abs = realpath(p.c_str(), nullptr);
+    std::string path = abs ? abs : p;
+    free(abs);
+    int st = run_logged({"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "-r", "-", "-i", path}, log,
+                        scratch);
+    if (st != 0) {
+      std::string out;
+      read_file(log, &out);
+      b.error = "--patch " + p + " does not apply: " +
+                (st == 127 && out.find("cannot run") != std::string::npos ? "patch is not installed (apt-get install patch)"
+                                                                         : patch_failure(out));
+      return b;
+    }
+  }
+
+  // Extraction (libclang): a tree that does not serve is one line naming the function and file.
+  const std::string generated = scratch + "/kernel_source.cpp", extract_log = scratch + "/.extract.log";
+  int st = run_logged({KERNEL_PYTHON, std::string(VMAVERIFY_SOURCE_DIR) + "/verify/kernel_extract.py", scratch, generated},
+                      extract_log);
+  if (st != 0) {
+    std::string out;
+    read_file(extract_log, &out);
+    std::string line = first_line(out);
+    if (st == 127 || line.empty()) line = "cannot run " + std::string(KERNEL_PYTHON) + " verify/kernel_extract.py";
+    b.error = name + (patches.empty() ? "" : " (patched)") + ": " + line;
+    return b;
+  }
+
+  // The cache key: the extracted code, the shim, the model it includes, the base library and the
+  // compiler command.
+  Hash h;
+  std::string text;
+  read_file(generated, &text);
+  h.add(text);
+  for (const char* f : kShimFiles) {
+    std::string shim;
+    read_file(std::string(VMAVERIFY_SOURCE_DIR) + "/" + f, &shim);
+    h.add(shim);
+  }
+  struct stat base;
+  if (stat(KERNEL_BASE_LIBRARY, &base) != 0) {
+    b.error = std::string("the checker's base library ") + KERNEL_BASE_LIBRARY +
+              " is not built (cmake --build build --target vmaverify_kernel_base)";
+    return b;
+  }
+  h.add(std::to_string(base.st_size) + ":" + std::to_string(base.st_mtime));
+  h.add(std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS);
+  const std::string dir = cache_dir() + "/checker-" + h.hex();
+  b.checker = dir + "/vmaverify-kernel";
+  if (is_file(b.checker) && access(b.checker.c_str(), X_OK) == 0) {
+    b.cached = true;
+    return b;
+  }
+
+  // Compile and link in a directory of its own, then move it into place (concurrent runs).
+  std::string work = scratch_dir("build");
+  if (work.empty()) {
+    b.error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
+    b.checker.clear();
+    return b;
+  }
+  copy_file(generated, work + "/kernel_source.cpp");
+  if (progress) std::fprintf(stderr, "vmaverify kernel: compiling the extracted code (once per tree and patches)\n");
+  const std::string log = work + "/compile.log";
+  std::vector<std::string> cc = {KERNEL_CXX};
+  for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
+  cc.insert(cc.end(), {"-I", VMAVERIFY_SOURCE_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", work + "/kernel_source.cpp", "-o",
+                       work + "/kernel_source.o"});
+  st = run_logged(cc, log, work);
+  if (st == 0) {
+    std::vector<std::string> ld = {KERNEL_CXX, "-o", work + "/vmaverify-kernel", work + "/kernel_source.o",
+                                   "-Wl,--whole-archive", KERNEL_BASE_LIBRARY, "-Wl,--no-whole-archive"};
+    for (const std::string& f : split(KERNEL_LINK_FLAGS)) ld.push_back(f);
+    st = run_logged(ld, log, work);
+  }
+  if (st != 0) {
+    // Kept for reading: the log and the code it is about, outside the cache's keyed entries.
+    const std::string kept = cache_dir() + "/failed-" + h.hex();
+    remove_tree(kept);
+    rename(work.c_str(), kept.c_str());
+    b.error = name + (patches.empty() ? "" : " (patched)") +
+              ": the extracted code does not compile against the shim (model/kshim/); compiler output in " + kept +
+              "/compile.log";
+    b.checker.clear();
+    return b;
+  }
+  if (rename(work.c_str(), dir.c_str()) != 0) remove_tree(work);  // another run got there first
+  if (!is_file(b.checker)) {
+    b.error = "cannot move the checker into " + dir + ": " + std::strerror(errno);
+    b.checker.clear();
+  }
+  return b;
+}

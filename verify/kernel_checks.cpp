@@ -1,0 +1,94 @@
+// The kernel group of `vmaverify all`, when a kernel tree is available (Debian's
+// linux-source-6.12): every teardown scenario on the tree's own code, which must verify and
+// agree with the hand model (same verdict, same batch states): `vmaverify kernel --agree`.
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include "verify/all.hpp"
+#include "verify/kernel_build.hpp"
+
+namespace {
+
+Outcome kernel_outcome(const std::string& scenario) {
+  Outcome o;
+  o.r.scenario = scenario;
+  o.r.variant = "kernel";
+  o.expected = "verified, agreeing with the hand model";
+  return o;
+}
+
+// One line of `kernel --json` back into an outcome.
+bool parse_outcome(const std::string& line, Outcome* out) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(line);
+    Outcome o = kernel_outcome(j.at("scenario"));
+    j.at("mutant").get_to(o.r.mutant), j.at("search").get_to(o.r.search), j.at("result").get_to(o.r.result);
+    j.at("kind").get_to(o.r.kind), j.at("message").get_to(o.r.message), j.at("iterations").get_to(o.r.iterations);
+    j.at("seconds").get_to(o.r.seconds), j.at("as_expected").get_to(o.as_expected), j.at("expected").get_to(o.expected);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_number_integer() && it.key() != "iterations") o.r.stats[it.key()] = it.value().get<long>();
+    *out = o;
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+void run_kernel_checks(const OutcomeSink& sink) {
+  KernelBuild b = build_kernel_checker("", {});
+  if (!b.error.empty()) {
+    Outcome o = kernel_outcome("kernel");
+    o.r.result = "error";
+    o.r.kind = "bad tree";
+    o.r.message = b.error;
+    sink(o);
+    return;
+  }
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    execl(b.checker.c_str(), b.checker.c_str(), "kernel", "--agree", "--json", "--quiet", (char*)nullptr);
+    _exit(127);
+  }
+  close(fds[1]);
+  FILE* in = fdopen(fds[0], "r");
+  std::string line;
+  for (int ch; (ch = std::fgetc(in)) != EOF;) {
+    if (ch != '\n') {
+      line += (char)ch;
+      continue;
+    }
+    Outcome o;
+    if (parse_outcome(line, &o)) sink(o);
+    line.clear();
+  }
+  std::fclose(in);
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  // Exit 1 is a counterexample or a disagreement, already reported line by line.
+  if (pid < 0 || !WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 1 && WEXITSTATUS(status) != 3)) {
+    Outcome o = kernel_outcome("kernel");
+    o.r.result = "error";
+    o.r.kind = "crash";
+    o.r.message = "the kernel checker " + b.checker + " ended with status " + std::to_string(WEXITSTATUS(status)) +
+                  (WIFSIGNALED(status) ? std::string(" (signal ") + strsignal(WTERMSIG(status)) + ")" : "");
+    sink(o);
+  }
+}
+
+std::vector<Check> kernel_checks(bool) {
+  if (!default_kernel_tree_available()) return {};
+  Outcome on_crash = kernel_outcome("kernel");
+  return {{on_crash, &run_kernel_checks}};
+}
+
+CheckGroupRegistrar kernel_group({"kernel", &kernel_checks});
+
+}  // namespace

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Extract the batched unlink_file_vma code and free_pgtables from a kernel tree, by name,
+with libclang (Debian python3-clang), into one C++ translation unit that compiles against
+the kernel shim (model/kshim/). The code is copied token for token; #line directives keep the
+kernel's own file and line numbers, so that traces cite mm/vma.c:LINE. Only the definitions'
+names are changed (NAME -> kbody_NAME: the shim's wrappers of the same name call them).
+
+usage: kernel_extract.py TREE OUT_CPP
+Exit 2 with one line on stderr naming the function and file when the tree does not serve.
+"""
+import re
+import sys
+
+try:
+    import clang.cindex as ci
+except ImportError:
+    sys.stderr.write("the libclang Python bindings are missing: apt-get install python3-clang\n")
+    sys.exit(2)
+
+# Where each piece lives, newest layout first: v6.12 moved the batch to mm/vma.{c,h}
+# (v6.11: mm/mmap.c and mm/internal.h); free_pgtables has always been in mm/memory.c.
+BATCH_FILES = ["mm/vma.c", "mm/mmap.c"]
+STRUCT_FILES = ["mm/vma.h", "mm/internal.h"]
+FREE_PGTABLES_FILES = ["mm/memory.c"]
+CANDIDATE_FILES = sorted(set(BATCH_FILES + STRUCT_FILES + FREE_PGTABLES_FILES))
+
+# The signatures the shim knows: (return type, parameter types), parameter names dropped.
+BATCH = "struct unlink_vma_file_batch *"
+VMA = "struct vm_area_struct *"
+FUNCTIONS = [
+    ("__remove_shared_vm_struct", BATCH_FILES, "void", [VMA, "struct address_space *"]),
+    ("unlink_file_vma_batch_init", BATCH_FILES, "void", [BATCH]),
+    ("unlink_file_vma_batch_process", BATCH_FILES, "void", [BATCH]),
+    ("unlink_file_vma_batch_add", BATCH_FILES, "void", [BATCH, VMA]),
+    ("unlink_file_vma_batch_final", BATCH_FILES, "void", [BATCH]),
+    ("unlink_file_vma", BATCH_FILES, "void", [VMA]),
+    ("free_pgtables", FREE_PGTABLES_FILES, "void",
+     ["struct mmu_gather *", "struct ma_state *", VMA, "unsigned long", "unsigned long", "bool"]),
+]
+STRUCT = ("unlink_vma_file_batch", STRUCT_FILES, ["int count", "struct vm_area_struct *vmas[8]"])
+
+
+class BadTree(Exception):
+    pass
+
+
+def norm(text):
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*([\[\]])\s*", r"\1", text)
+    return re.sub(r"\s*\*\s*", " *", text).replace("* ", "*")
+
+
+def param_type(text):
+    """A parameter without its name: "struct vm_area_struct *vma" -> "struct vm_area_struct *"."""
+    return norm(re.sub(r"\b[A-Za-z_]\w*\s*$", "", norm(text)))
+
+
+class Source:
+    """One file of the tree, parsed as C with its #include lines blanked (no headers needed:
+    only the definitions' extents and tokens are used; line numbers are kept)."""
+
+    def __init__(self, tree, rel):
+        self.rel = rel
+        try:
+            with open(f"{tree}/{rel}", encoding="utf-8", errors="replace") as f:
+                self.text = f.read()
+        except OSError:
+            self.text = None
+            return
+        blanked = re.sub(r"^[ \t]*#[ \t]*include\b[^\n]*", "", self.text, flags=re.M)
+        self.lines = self.text.split("\n")
+        self.tu = ci.Index.create().parse(rel, args=["-x", "c", "-std=gnu11", "-ferror-limit=0"],
+                                           unsaved_files=[(rel, blanked)], options=0)
+
+    def definitions(self, name, kind):
+        if self.text is None:
+            return []
+        return [c for c in self.tu.cursor.get_children()
+                if c.spelling == name and c.kind == kind and c.is_definition()
+                and c.location.file and c.location.file.name == self.rel]
+
+    def extent_text(self, cursor):
+        s, e = cursor.extent.start, cursor.extent.end
+        lines = self.lines[s.line - 1:e.line]
+        lines[-1] = lines[-1][:e.column - 1]
+        lines[0] = lines[0][s.column - 1:]
+        return s.line, s.column, "\n".join(lines)
+
+
+def find(sources, name, files, kind, label=None):
+    """The first definition of name in files (in that order), or BadTree naming it and them."""
+    label = label or name
+    present = [f for f in files if sources[f].text is not None]
+    if not present:
+        raise BadTree(f"{label}: none of {', '.join(files)} is in the tree")
+    for f in present:
+        found = sources[f].definitions(name, kind)
+        if found:
+            return sources[f], found[0]
+    raise BadTree(f"{label}: not found in {' or '.join(present)}")
+
+
+def check_function(src, cur, name, ret, params):
+    got = [param_type(" ".join(t.spelling for t in p.get_tokens())) for p in cur.get_arguments()]
+    got_ret = norm(cur.result_type.spelling)
+    if got != params or got_ret != ret:
+        raise BadTree(f"{name} in {src.rel}: signature changed to {got_ret} {name}({', '.join(got)}); "
+                      f"the shim knows {ret} {name}({', '.join(params)})")
+
+
+def renamed_definition(src, cur, name):
+    """The definition's text with only its own name token renamed, and its prototype."""
+    line, col, text = src.extent_text(cur)
+    name_tok = cur.location  # the declarator's name
+    lines = text.split("\n")
+    i = name_tok.line - line
+    c = name_tok.column - 1 - (col - 1 if i == 0 else 0)
+    if lines[i][c:c + len(name)] != name:
+        raise BadTree(f"{name} in {src.rel}: its name is not spelled at line {name_tok.line} (made by a macro?)")
+    lines[i] = lines[i][:c] + "kbody_" + name + lines[i][c + len(name):]
+    body = "\n".join(lines)
+    proto = re.sub(r"\s+", " ", body[:body.index("{")]).strip() + ";"
+    # A definition that starts mid-line keeps its column: pad so that the columns match too.
+    return line, " " * (col - 1) + body, proto
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: kernel_extract.py TREE OUT_CPP\n")
+        return 2
+    tree, out = argv[1], argv[2]
+    sources = {f: Source(tree, f) for f in CANDIDATE_FILES}
+    sname, sfiles, sfields = STRUCT
+    src, cur = find(sources, sname, sfiles, ci.CursorKind.STRUCT_DECL, "struct " + sname)
+    fields = [norm(" ".join(t.spelling for t in c.get_tokens())) for c in cur.get_children()
+              if c.kind == ci.CursorKind.FIELD_DECL]
+    if fields != [norm(f) for f in sfields]:
+        raise BadTree(f"struct {sname} in {src.rel}: fields changed to {{{'; '.join(fields)}}}; "
+                      f"the shim knows {{{'; '.join(sfields)}}}")
+    sline, scol, stext = src.extent_text(cur)
+    # The shim's one addition to kernel text: a trailing overflow zone, so that a write past
+    # vmas[] (a batch not flushed when full) lands where the shim can report it.
+    stext = stext[:stext.rindex("}")] + " KSHIM_BATCH_OVERFLOW_ZONE " + stext[stext.rindex("}"):]
+    parts = [(src.rel, sline, " " * (scol - 1) + stext + ";", None)]
+    for name, files, ret, params in FUNCTIONS:
+        fsrc, fcur = find(sources, name, files, ci.CursorKind.FUNCTION_DECL)
+        check_function(fsrc, fcur, name, ret, params)
+        line, body, proto = renamed_definition(fsrc, fcur, name)
+        parts.append((fsrc.rel, line, body, proto))
+
+    o = ["// Generated by vmaverify kernel (verify/kernel_extract.py) from a kernel tree: the kernel's",
+         "// own code, compiled against the shim in model/kshim/. Not part of the project.",
+         '#include "model/kshim/kernel.h"']
+    rel, line, text, _ = parts[0]
+    o += [f'#line {line} "{rel}"', text]
+    o.append('#line 1 "model/kshim/prototypes (generated)"')
+    o += [p for _, _, _, p in parts[1:]]
+    o.append('#include "model/kshim/call_sites.h"')
+    for rel, line, text, _ in parts[1:]:
+        o += [f'#line {line} "{rel}"', text]
+    o.append('#include "model/kshim/register.h"')
+    origin = ", ".join(sorted({p[0] for p in parts}))
+    o.append(f'KSHIM_REGISTER("{origin}");')
+    with open(out, "w") as f:
+        f.write("\n".join(o) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except BadTree as e:
+        sys.stderr.write(f"{e}\n")
+        sys.exit(2)
+    except (OSError, ci.LibclangError) as e:  # the environment, not the tree: still one line
+        sys.stderr.write(f"kernel_extract.py: {e}\n".replace("\n", " ").strip() + "\n")
+        sys.exit(2)
