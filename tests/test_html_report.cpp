@@ -209,3 +209,37 @@ TEST(Report, BadTraceIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+// `all --only` runs just the checks a pattern selects; --json ends with the summary record;
+// --html reports them, the mutant's counterexample as a swimlane.
+TEST(AllReport, OnlyOneMutantWithHtmlAndSummary) {
+  const std::string dir = fresh_dir("vmaverify_all");
+  BinaryRun r = run_vmaverify("all --only 'mutants/rwsem_two_writers/*' --skip 'baselines' --quiet --json --traces '" +
+                              dir + "/traces' --html '" + dir + "/html'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0].at("group"), "mutants");
+  EXPECT_EQ(lines[0].at("scenario"), "rwsem_two_writers");
+  EXPECT_TRUE(lines[0].at("as_expected").get<bool>());
+  EXPECT_EQ(lines[1].at("group"), "summary");
+  EXPECT_EQ(lines[1].at("checked"), 1);
+  EXPECT_EQ(lines[1].at("as_expected"), 1);
+  EXPECT_EQ(lines[1].at("unexpected"), 0);
+  const std::string html = slurp(dir + "/html/index.html");
+  EXPECT_EQ(sections(html).size(), 1u);
+  EXPECT_NE(html.find("1 checked, 1 as expected, 0 unexpected, 0 incomplete"), std::string::npos);
+}
+
+TEST(AllReport, PatternThatSelectsNothingIsAUsageError) {
+  BinaryRun r = run_vmaverify("all --only 'no_such_check*' --quiet");
+  expect_usage_error(r, "--only matching nothing");
+  EXPECT_NE(r.err.find("no_such_check*"), std::string::npos) << r.err;
+  expect_usage_error(run_vmaverify("all --skip 'nothing/at/all' --quiet"), "--skip matching nothing");
+}
+
+}  // namespace

@@ -362,7 +362,9 @@ TEST(MapsCli, FileTextAndJson) {
   EXPECT_EQ(run_cli(f, &out), 0) << out;
   EXPECT_NE(out.find("unbatched (unlink_file_vma per VMA): 28"), std::string::npos) << out;
   EXPECT_NE(out.find("reduction: 12 (42.9%)"), std::string::npos) << out;
-  EXPECT_NE(out.find("[5, 6)          3 |@@@@@@@@@@@@      "), std::string::npos) << out;
+  EXPECT_NE(out.find("@: \n[1, 2)                13 |@@@@"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n[5, 6)                 3 |@@@@@@@@@@@@      "), std::string::npos) << out;
+  EXPECT_EQ(out.find("[6, 7)"), std::string::npos) << "empty end buckets are trimmed\n" << out;
   EXPECT_EQ(run_cli(f + " " + f + " --json", &out), 0) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   const nlohmann::json j = nlohmann::json::parse(out);

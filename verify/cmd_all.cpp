@@ -1,6 +1,7 @@
 // vmaverify all: every scenario, every mutant against its scenario, every proof.
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -63,7 +64,8 @@ static int all(const AllArgs& a) {
   if (err.empty() && !a.html.empty() && !(err = html_report_dir_problem(a.html)).empty()) err = "--html " + err;
   if (err.empty()) err = a.filter.unmatched(all_check_ids());
   if (!err.empty()) return usage_error("all: " + err);
-  int unexpected = 0, incomplete = 0, total = 0;
+  int unexpected = 0, incomplete = 0, total = 0, selected = 0;
+  for (const std::string& id : all_check_ids()) selected += a.filter.selects(id);
   std::vector<Outcome> outcomes;
   const auto t0 = std::chrono::steady_clock::now();
   run_all_checks(!quiet, [&](const Outcome& checked) {
@@ -89,6 +91,14 @@ static int all(const AllArgs& a) {
                                       o.trace.empty() ? "" : ("; trace in " + o.trace).c_str());
     }
     std::fflush(stdout);
+    // Progress: checks done, and the time left if the rest take as long on average (one
+    // check can give several outcomes, e.g. the proofs: capped at the count).
+    if (!quiet) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const int done = std::min(total, selected);
+      std::fprintf(stderr, "all: %d/%d checks, %.0f s, about %.0f s left\n", done, selected, s,
+                   done ? s / done * (selected - done) : 0.0);
+    }
   }, [&a](const std::string& id) { return a.filter.selects(id); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("all: " + err);
