@@ -145,7 +145,7 @@ TEST(BrowserReport, KnownCounterexample) {
   EXPECT_NE(s[0].find("data-thread=\"1\" id=\"cx-0-failing\""), std::string::npos);
   // Batch state and lock owners beside the steps that change them.
   EXPECT_NE(s[0].find("batch: count=1"), std::string::npos);
-  EXPECT_NE(s[0].find("i_mmap_rwsem of A: held for read by T1"), std::string::npos);
+  EXPECT_NE(s[0].find("i_mmap_rwsem of A: held shared by T1"), std::string::npos);
   expect_links_resolve(b.dom, out);
 
   const std::string artifacts = VMAVERIFY_ARTIFACTS;

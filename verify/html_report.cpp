@@ -62,7 +62,7 @@ body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; }
 #summary td, #summary th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
-#summary td.num { text-align: right; }
+#summary td.num { text-align: right; } #summary td.verdict { white-space: nowrap; }
 #summary tr.ok td.verdict { color: #176f2c; } #summary tr.unexpected td.verdict { color: #b00020; font-weight: bold; }
 #summary tr.incomplete td.verdict { color: #8a5a00; font-weight: bold; }
 .totals { font-weight: bold; }

@@ -26,10 +26,11 @@ struct LockOwners {
   std::string holders(const std::string& lock) const {
     std::string s;
     auto w = writer.find(lock);
-    if (w != writer.end()) s = "held for write by T" + std::to_string(w->second);
+    // Exclusive and shared: a write and a read hold of an rw_semaphore, or a spinlock's hold.
+    if (w != writer.end()) s = "held exclusively by T" + std::to_string(w->second);
     auto r = readers.find(lock);
     if (r != readers.end() && !r->second.empty()) {
-      s += s.empty() ? "held for read by" : "; for read by";
+      s += s.empty() ? "held shared by" : "; shared by";
       for (int t : std::set<int>(r->second.begin(), r->second.end())) s += " T" + std::to_string(t);
     }
     return s.empty() ? "free" : s;

@@ -13,7 +13,7 @@ struct Lane {
 struct SwimlaneRow {
   const TraceEvent* event = nullptr;
   int lane = -1;                     // index into Swimlane::lanes; -1: an end-of-run row, in no lane
-  std::vector<std::string> changes;  // "batch: count=1 ...", "i_mmap_rwsem of A: held for write by T0"
+  std::vector<std::string> changes;  // "batch: count=1 ...", "i_mmap_rwsem of A: held exclusively by T0"
 };
 
 struct Swimlane {
