@@ -206,6 +206,14 @@ TEST(Report, BadTraceIsAUsageError) {
   BinaryRun not_dir = run_vmaverify("report '" + dir + "/t.json' -o '" + dir + "/file'");
   expect_usage_error(not_dir, "-o is a file");
   EXPECT_NE(not_dir.err.find("not a directory"), std::string::npos) << not_dir.err;
+  // A trace replay accepts but whose rows are broken: named, with the row.
+  nlohmann::json t = nlohmann::json::parse(slurp(dir + "/t.json"));
+  t["events"][1].erase("value");
+  std::ofstream(dir + "/rows.json") << t.dump();
+  BinaryRun rows = run_vmaverify("report '" + dir + "/rows.json' -o '" + dir + "/out'");
+  expect_usage_error(rows, "a row without its value");
+  EXPECT_NE(rows.err.find("rows.json: not a vmaverify trace (event 1: no string field 'value')"), std::string::npos)
+      << rows.err;
 }
 
 }  // namespace
