@@ -39,3 +39,16 @@ TEST(Minimize, BudgetRunsOutIsSaid) {
   EXPECT_NE(r.out.find("not shown to be the fewest"), std::string::npos) << r.out;
   expect_usage_error(run_vmaverify("run rwsem_two_writers --minimize-budget -1"), "negative minimize budget");
 }
+
+// bound:0, where the search for fewer preemptions starts, is a search of its own: no preemption
+// at all; a trace found under it replays.
+TEST(Minimize, BoundZeroSearchesAndReplays) {
+  const std::string trace = testing::TempDir() + "vmaverify_bound0.json";
+  BinaryRun r = run_vmaverify("run teardown_two_files --mutant batch_no_flush_on_other_file --search bound:0 --quiet "
+                              "--trace '" + trace + "'");
+  ASSERT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("(bound:0): counterexample (same mapping)"), std::string::npos) << r.out;
+  EXPECT_EQ(run_vmaverify("replay '" + trace + "'").status, 1);
+  EXPECT_EQ(run_vmaverify("run teardown_vs_rmap_walk --search bound:0 --quiet").status, 0);
+  expect_usage_error(run_vmaverify("run teardown_vs_rmap_walk --search random:0"), "random:0");
+}

@@ -76,8 +76,8 @@ CommandRun define_run(CLI::App& cmd) {
                  ->capture_default_str(),
              "mutant", [](const std::string& n) { return n == "none" || find_mutant(n) != nullptr; });
   cmd.add_option("--search", a->search,
-                 "full: every interleaving; bound:N: those with at most N preemptions;\n"
-                 "random:N: N random ones (never verified); N a positive integer.\n"
+                 "full: every interleaving; bound:N: those with at most N preemptions\n"
+                 "(N >= 0); random:N: N random ones (never verified; N > 0).\n"
                  "Default: the scenario's own (see vmaverify list)")
       ->type_name("full|bound:N|random:N")
       ->check(search_form());
