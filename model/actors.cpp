@@ -25,6 +25,7 @@ static unsigned long vma_address(vm_area_struct* v, unsigned long pgoff) {
 }
 
 void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) {
+  LOG_TASK(try_lock ? "reclaim's rmap walker (rmap_walk_file, try_lock)" : "rmap walker (rmap_walk_file)");
   const char* who = try_lock ? "reclaim's rmap walker (try_lock)" : "rmap walker";
   if (!i_mmap_trylock_read(mapping)) {
     if (try_lock && !mutant(Mutant::trylock_walker_ignores_failure)) return;  // rwc->contended
@@ -38,6 +39,7 @@ void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) 
 }
 
 void unmap_mapping_range(address_space* mapping) {
+  LOG_TASK("truncation (unmap_mapping_range)");
   const char* who = "truncation (unmap_mapping_range)";
   i_mmap_lock_read(mapping);
   i_mmap_assert_read_locked(mapping, who);
@@ -48,6 +50,7 @@ void unmap_mapping_range(address_space* mapping) {
 }
 
 void retract_page_tables(address_space* mapping, unsigned long pgoff) {
+  LOG_TASK("khugepaged (retract_page_tables)");
   const char* who = "khugepaged (retract_page_tables)";
   if (!mutant(Mutant::khugepaged_without_read_lock)) i_mmap_lock_read(mapping);
   i_mmap_assert_read_locked(mapping, who);
@@ -100,6 +103,7 @@ static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* pre
 
 void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next, bool call_mmap_fails,
                  mm_struct* detached) {
+  LOG_TASK("mmap (mmap_region)");
   file* f = vma->vm_file;
   bool writable_file_mapping = false;
   if (vma_is_shared_maywrite(vma)) {
@@ -118,6 +122,7 @@ void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next
 }
 
 void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area_struct* next) {
+  LOG_TASK("munmap (do_munmap)");
   // The detached VMAs already left mm's tree (vms_gather_munmap_vmas): set-up. mmap_write_downgrade.
   unmap_region(mm, detached, prev, next, false);
 }

@@ -198,7 +198,15 @@ void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end
   free_pgd_range(mas, addr, end, floor, ceiling);
 }
 
+void log_task(const char* kernel_function, const char* file, int line, const char* role) {
+  if (!rl::ctx().collecting_history()) return;
+  char row[128];
+  std::snprintf(row, sizeof row, "task: %s", role);
+  rl::ctx().exec_log_msg(rl::debug_info(kernel_function, file, line), row);
+}
+
 void exit_mmap(mm_struct* mm) {
+  LOG_TASK("exit (exit_mmap)");
   g_exiting_mm[rl::thread_index()] = mm;
   // vma_next: an empty tree, or XA_ZERO_ENTRY first (dup_mmap failed at once): nothing to free.
   if (mm->mt_entries == 0 || xa_is_zero(mm->vmas[0])) return;

@@ -146,5 +146,11 @@ void teardown_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned long fl
 // exit_mmap (mm/mmap.c), the free_pgtables step only: unmap_vmas and the TLB are outside the model.
 void exit_mmap(mm_struct* mm);
 
+// A history row (not a scheduling point) naming what the calling task is, e.g. "rmap walker
+// (rmap_walk_file)": the HTML report heads the task's lane with it. Only while Relacy collects
+// the failing iteration's history.
+void log_task(const char* kernel_function, const char* file, int line, const char* role);
+#define LOG_TASK(role) log_task(__func__, __FILE__, __LINE__, role)
+
 // The page-table pages of a VMA in its mm, for walkers (model/actors.cpp).
 inline mm_pgtables* vma_pgtables(vm_area_struct* v) { return &v->vm_mm->pgtables; }

@@ -164,13 +164,26 @@ TEST(JsonSchema, AllOutcome) {
   o.r.result = "verified";
   o.r.stats["write_locks_batched"] = 1;
   o.expected = "counterexample (use-after-free)";
+  o.group = "mutants";
   json j = json::parse(json_line(outcome_json(o, "traces/x.json")));
-  expect_fields(j, {{"expected", Type::string}, {"as_expected", Type::boolean}, {"trace", Type::string}}, "all");
+  expect_fields(j, {{"group", Type::string}, {"expected", Type::string}, {"as_expected", Type::boolean},
+                    {"trace", Type::string}}, "all");
+  EXPECT_EQ(j.at("group"), "mutants");
+  EXPECT_EQ(json_line(outcome_json(o, "")).rfind("{\"group\":\"mutants\",", 0), 0u) << "group comes first";
   EXPECT_FALSE(j.at("as_expected").get<bool>());
   json run_part = j;
-  for (const char* k : {"expected", "as_expected", "trace"}) run_part.erase(k);
+  for (const char* k : {"group", "expected", "as_expected", "trace"}) run_part.erase(k);
   expect_run_schema(run_part, "all");
   EXPECT_FALSE(json::parse(json_line(outcome_json(o, ""))).contains("trace"));
+}
+
+// The last line of `all --json`: the text output's counts line as one record.
+TEST(JsonSchema, AllSummary) {
+  json j = json::parse(json_line(summary_json(40, 2, 1, 95.5)));
+  expect_fields(j, {{"group", Type::string}, {"checked", Type::integer}, {"as_expected", Type::integer},
+                    {"unexpected", Type::integer}, {"incomplete", Type::integer}, {"seconds", Type::number}}, "summary");
+  EXPECT_EQ(j.at("group"), "summary");
+  EXPECT_EQ(j.at("as_expected"), 37);
 }
 
 // Strings that are not valid UTF-8 (a file name, a quoted input) still give valid JSON.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include "verify/lhist.hpp"
 #include "verify/maps.hpp"
 
 static Layout parse_ok(const std::string& text) {
@@ -230,17 +231,73 @@ TEST(MapsCounts, ReportsAggregateOverLayouts) {
   EXPECT_EQ(r.batched.batch_histogram[5], 6);
 }
 
-// The rows of the patch's own histogram, reproduced from its counts.
+// The patch's own histogram, reproduced from its counts exactly as bpftrace prints
+// `@ = lhist(vb->count, 0, 8, 1)`: "@: " header, label in 16 columns, count in 8, empty end
+// buckets trimmed, a blank line after the map.
 TEST(MapsReportText, LhistAsBpftracePrintsIt) {
   const long h[9] = {0, 799579, 0, 3009, 3009, 326442, 0, 0, 0};
-  std::string s = lhist_text(h);
-  EXPECT_EQ(s.substr(0, s.find("[6, 7)")),
-            "[1, 2)     799579 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
-            "[2, 3)          0 |                                                    |\n"
-            "[3, 4)       3009 |                                                    |\n"
-            "[4, 5)       3009 |                                                    |\n"
-            "[5, 6)     326442 |@@@@@@@@@@@@@@@@@@@@@                               |\n");
-  EXPECT_NE(s.find("[8, 9)          0 |"), std::string::npos);
+  EXPECT_EQ(lhist_text(h),
+            "@: \n"
+            "[1, 2)            799579 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+            "[2, 3)                 0 |                                                    |\n"
+            "[3, 4)              3009 |                                                    |\n"
+            "[4, 5)              3009 |                                                    |\n"
+            "[5, 6)            326442 |@@@@@@@@@@@@@@@@@@@@@                               |\n"
+            "\n");
+}
+
+// A full batch (count 8) is bpftrace's overflow bucket of lhist(count, 0, 8, 1); leading empty
+// buckets are trimmed too.
+TEST(MapsReportText, FullBatchIsTheOverflowBucket) {
+  const long h[9] = {0, 0, 0, 1, 0, 0, 0, 0, 4};
+  EXPECT_EQ(lhist_text(h),
+            "@: \n"
+            "[3, 4)                 1 |@@@@@@@@@@@@@                                       |\n"
+            "[4, 5)                 0 |                                                    |\n"
+            "[5, 6)                 0 |                                                    |\n"
+            "[6, 7)                 0 |                                                    |\n"
+            "[7, 8)                 0 |                                                    |\n"
+            "[8, ...)               4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+            "\n");
+  Lhist l(0, 8, 1);
+  l.add(8, 4);
+  l.add(-1);
+  EXPECT_EQ(lhist_json(l), nlohmann::ordered_json::parse(R"([{"max": -1, "count": 1}, {"min": 0, "max": 0, "count": 0},
+      {"min": 1, "max": 1, "count": 0}, {"min": 2, "max": 2, "count": 0}, {"min": 3, "max": 3, "count": 0},
+      {"min": 4, "max": 4, "count": 0}, {"min": 5, "max": 5, "count": 0}, {"min": 6, "max": 6, "count": 0},
+      {"min": 7, "max": 7, "count": 0}, {"min": 8, "count": 4}])"));
+}
+
+// Keyed maps: one "@[KEY]: " block per key, the largest total last, a blank line between.
+TEST(MapsReportText, KeyedByCommAndFile) {
+  std::string text, err;
+  ASSERT_TRUE(read_text_file(VMAVERIFY_TESTDATA "/sleep.maps", &text, &err)) << err;
+  Layout layout;
+  ASSERT_TRUE(parse_maps(text, "sleep.maps", &layout, &err)) << err;
+  MapsReport by_comm;
+  by_comm.by = "comm";
+  analyze(layout, &by_comm, "sleep");
+  analyze(layout, &by_comm, "sleep");
+  Layout one;
+  ASSERT_TRUE(parse_maps("7f0000000000-7f0000001000 r--p 00000000 08:01 42 /usr/lib/x.so\n", "x", &one, &err));
+  analyze(one, &by_comm, "cat");
+  const std::string s = report_text(by_comm, false);
+  const size_t cat = s.find("@[cat]: \n[1, 2)                 1 |"), sleep = s.find("@[sleep]: \n[1, 2)                26 |");
+  EXPECT_NE(cat, std::string::npos) << s;
+  EXPECT_NE(sleep, std::string::npos) << s;
+  EXPECT_LT(cat, sleep) << "the smaller total first";
+  EXPECT_NE(s.find("|\n\n@[sleep]"), std::string::npos) << "a blank line between keys";
+
+  MapsReport by_file;
+  by_file.by = "file";
+  analyze(layout, &by_file, "sleep");
+  const nlohmann::ordered_json j = report_json(by_file);
+  EXPECT_EQ(j.at("by"), "file");
+  long batches = 0;
+  for (const auto& f : j.at("lhist_by").items())
+    for (const auto& b : f.value()) batches += b.at("count").get<long>();
+  EXPECT_EQ(batches, 16) << j;  // every write-lock round trip of the batched teardown is one batch
+  EXPECT_TRUE(j.at("lhist_by").contains("/usr/lib/x86_64-linux-gnu/libc.so.6")) << j.at("lhist_by");
 }
 
 TEST(MapsReportText, JsonHasTheFigures) {
@@ -252,6 +309,9 @@ TEST(MapsReportText, JsonHasTheFigures) {
                                                   {"processes", 1}, {"skipped", 0}};
   for (const auto& kv : figures) EXPECT_EQ(j.at(kv.first), kv.second) << kv.first << " in " << j;
   EXPECT_EQ(j.at("histogram"), nlohmann::ordered_json({13, 0, 0, 0, 3, 0, 0, 0})) << j;
+  EXPECT_EQ(j.at("lhist"), nlohmann::ordered_json::parse(R"([{"min": 1, "max": 1, "count": 13},
+      {"min": 2, "max": 2, "count": 0}, {"min": 3, "max": 3, "count": 0}, {"min": 4, "max": 4, "count": 0},
+      {"min": 5, "max": 5, "count": 3}])")) << j;
 }
 
 // A fake /proc: one process, one kernel thread (empty maps), one vanished (no maps), non-PID entries.
@@ -302,7 +362,9 @@ TEST(MapsCli, FileTextAndJson) {
   EXPECT_EQ(run_cli(f, &out), 0) << out;
   EXPECT_NE(out.find("unbatched (unlink_file_vma per VMA): 28"), std::string::npos) << out;
   EXPECT_NE(out.find("reduction: 12 (42.9%)"), std::string::npos) << out;
-  EXPECT_NE(out.find("[5, 6)          3 |@@@@@@@@@@@@      "), std::string::npos) << out;
+  EXPECT_NE(out.find("@: \n[1, 2)                13 |@@@@"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n[5, 6)                 3 |@@@@@@@@@@@@      "), std::string::npos) << out;
+  EXPECT_EQ(out.find("[6, 7)"), std::string::npos) << "empty end buckets are trimmed\n" << out;
   EXPECT_EQ(run_cli(f + " " + f + " --json", &out), 0) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   const nlohmann::json j = nlohmann::json::parse(out);

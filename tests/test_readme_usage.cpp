@@ -31,7 +31,7 @@ Usage readme_usage() {
   Usage u;
   std::istringstream in(readme_block());
   std::string line, command;
-  static const std::regex form(R"(\[(--[^\]]+)\]|(\[[A-Z_]+\.\.\.\])|([A-Z_]+))");
+  static const std::regex form(R"(\[(--[^\]]+)\]|(\[[A-Z_]+\.\.\.\])|([A-Z_]+(?:\.\.\.)?))");
   while (std::getline(in, line)) {
     std::string rest = line;
     if (line.rfind("vmaverify ", 0) == 0) {
@@ -53,13 +53,13 @@ std::set<std::string> help_usage(const std::string& command) {
   std::set<std::string> forms;
   std::istringstream in(r.out);
   static const std::regex usage_line(R"(^Usage: vmaverify \S+ \[OPTIONS\](.*)$)");
-  static const std::regex option_line(R"(^  (--[a-z-]+)(?: ([^=\s]+))?(?:=\S*)?(?:\s.*)?$)");
+  static const std::regex option_line(R"(^  (?:-[a-z],)?(--[a-z-]+)(?: ([^=\s]+))?(?:=\S*)?(?:\s.*)?$)");
   std::smatch m;
   for (std::string line; std::getline(in, line);) {
     if (std::regex_match(line, m, usage_line)) {
       std::istringstream words(m[1].str());
       for (std::string w; words >> w;) forms.insert(w);
-    } else if (std::regex_match(line, m, option_line)) {
+    } else if (std::regex_match(line, m, option_line) && m[1] != "--help") {
       forms.insert(m[2].matched ? m[1].str() + " " + m[2].str() : m[1].str());
     }
   }

@@ -1,6 +1,7 @@
 #include "verify/all.hpp"
 
 #include "model/mutants.hpp"
+#include "verify/check_filter.hpp"
 #include "verify/scenario.hpp"
 
 static std::vector<CheckGroup>& groups() {
@@ -80,12 +81,21 @@ static CheckGroupRegistrar scenarios_group({"scenarios", &scenario_checks});
 static CheckGroupRegistrar baselines_group({"baselines", &baseline_checks});
 static CheckGroupRegistrar mutants_group({"mutants", &mutant_checks});
 
-void run_all_checks(bool progress, const OutcomeSink& sink) {
+void run_all_checks(bool progress, const OutcomeSink& sink, const std::function<bool(const std::string&)>& selected) {
   for (const CheckGroup& g : groups())
-    for (const Check& c : g.checks(progress))
+    for (const Check& c : g.checks(progress)) {
+      if (selected && !selected(check_id(g.name, c.on_crash))) continue;
       run_check_isolated(c, [&](const Outcome& o) {
         Outcome tagged = o;
         tagged.group = g.name;
         sink(tagged);
       });
+    }
+}
+
+std::vector<std::string> all_check_ids() {
+  std::vector<std::string> ids;
+  for (const CheckGroup& g : groups())
+    for (const Check& c : g.checks(false)) ids.push_back(check_id(g.name, c.on_crash));
+  return ids;
 }

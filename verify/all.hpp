@@ -36,8 +36,11 @@ struct CheckGroupRegistrar {
 void run_check_isolated(const Check& c, const OutcomeSink& sink);
 
 // Run every group in registration order, each check isolated; each outcome goes to sink as
-// soon as it is known.
-void run_all_checks(bool progress, const OutcomeSink& sink);
+// soon as it is known. Only the checks `selected` accepts by check_id (verify/check_filter.hpp), when given.
+void run_all_checks(bool progress, const OutcomeSink& sink,
+                    const std::function<bool(const std::string& id)>& selected = nullptr);
+// The check_id of every check, without running any.
+std::vector<std::string> all_check_ids();
 
 // An outcome as one JSON line and back (how a check's process reports to `all`).
 std::string outcome_wire(const Outcome& o);

@@ -1,7 +1,9 @@
 // vmaverify all: every scenario, every mutant against its scenario, every proof.
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -9,7 +11,9 @@
 #include <CLI/CLI.hpp>
 #include "proofs/prover.hpp"
 #include "verify/all.hpp"
+#include "verify/check_filter.hpp"
 #include "verify/cli.hpp"
+#include "verify/html_report.hpp"
 #include "verify/json_out.hpp"
 #include "verify/junit.hpp"
 #include "verify/result_output.hpp"
@@ -22,7 +26,8 @@ static std::string sanitize(std::string s) {
 }
 
 struct AllArgs {
-  std::string junit, summary, specs, traces = "vmaverify-traces";
+  std::string junit, summary, specs, html, traces = "vmaverify-traces";
+  CheckFilter filter;
   bool json = false, quiet = false;
 };
 
@@ -56,9 +61,13 @@ static int all(const AllArgs& a) {
   std::string err = unusable_dir(trace_dir);
   if (err.empty() && !a.junit.empty()) err = unwritable_file("--junit", a.junit, false);
   if (err.empty() && !a.summary.empty()) err = unwritable_file("--summary", a.summary, true);
+  if (err.empty() && !a.html.empty() && !(err = html_report_dir_problem(a.html)).empty()) err = "--html " + err;
+  if (err.empty()) err = a.filter.unmatched(all_check_ids());
   if (!err.empty()) return usage_error("all: " + err);
-  int unexpected = 0, incomplete = 0, total = 0;
+  int unexpected = 0, incomplete = 0, total = 0, selected = 0;
+  for (const std::string& id : all_check_ids()) selected += a.filter.selects(id);
   std::vector<Outcome> outcomes;
+  const auto t0 = std::chrono::steady_clock::now();
   run_all_checks(!quiet, [&](const Outcome& checked) {
     Outcome o = checked;
     total++;
@@ -82,11 +91,24 @@ static int all(const AllArgs& a) {
                                       o.trace.empty() ? "" : ("; trace in " + o.trace).c_str());
     }
     std::fflush(stdout);
-  });
+    // Progress: checks done, and the time left if the rest take as long on average (one
+    // check can give several outcomes, e.g. the proofs: capped at the count).
+    if (!quiet) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const int done = std::min(total, selected);
+      std::fprintf(stderr, "all: %d/%d checks, %.0f s, about %.0f s left\n", done, selected, s,
+                   done ? s / done * (selected - done) : 0.0);
+    }
+  }, [&a](const std::string& id) { return a.filter.selects(id); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("all: " + err);
   if (!a.summary.empty() && !write_markdown_summary(a.summary, outcomes, &err)) return usage_error("all: " + err);
-  if (!json) std::printf("%d checked, %d as expected, %d unexpected, %d incomplete\n", total,
-                         total - unexpected - incomplete, unexpected, incomplete);
+  if (!a.html.empty() && !write_html_report(a.html, "vmaverify all", outcomes, &err)) return usage_error("all: --html " + err);
+  if (json)
+    std::printf("%s\n", json_line(summary_json(total, unexpected, incomplete, seconds)).c_str());
+  else
+    std::printf("%d checked, %d as expected, %d unexpected, %d incomplete\n", total, total - unexpected - incomplete,
+                unexpected, incomplete);
   return unexpected ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
 }
 
@@ -99,9 +121,23 @@ static CommandRun define_all(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--summary", a->summary, "append a Markdown summary of the results (e.g. $GITHUB_STEP_SUMMARY)")
       ->type_name("FILE");
+  cmd.add_option("--html", a->html,
+                 "write an HTML report to DIR/index.html: the results, a swimlane per counterexample\n"
+                 "(the mutants' too), the model sources it links to in DIR/src/")
+      ->type_name("DIR");
   cmd.add_option("--specs", a->specs, "directory of the spec files (default: proofs/specs of this checkout)")
       ->type_name("DIR");
-  cmd.add_flag("--json", a->json, "print one JSON object per check: run's fields plus expected,\nas_expected and trace");
+  cmd.add_option("--only", a->filter.only,
+                 "run only the checks a shell glob PATTERN selects (repeatable): a check is\n"
+                 "GROUP/SCENARIO[/MUTANT]; the pattern matches the whole name or one part")
+      ->type_name("PATTERN")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--skip", a->filter.skip, "leave out the checks PATTERN selects (repeatable; as --only)")
+      ->type_name("PATTERN")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_flag("--json", a->json, "print one JSON object per check: run's fields plus group, expected,\nas_expected and trace; then one summary object (group \"summary\")");
   cmd.add_flag("--quiet", a->quiet, "no progress of long searches on stderr");
   return [a] { return all(*a); };
 }

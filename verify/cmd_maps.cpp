@@ -14,17 +14,19 @@ static int input_error(const std::string& message) {
 
 struct MapsArgs {
   std::vector<std::string> files;
+  std::string by;
   bool all_processes = false, json = false;
 };
 
 static int maps(const MapsArgs& a) {
   if (a.files.empty() && !a.all_processes) return usage_error("maps: expected FILE... or --all-processes");
   MapsReport r;
+  r.by = a.by;
   std::string err;
   Layout layout;
   for (const std::string& f : a.files) {
     if (!read_maps(f, f, &layout, &err)) return input_error(err);
-    analyze(layout, &r);
+    analyze(layout, &r, comm_of(f));
   }
   if (a.all_processes && !analyze_all_processes("/proc", &r, &err)) return input_error(err);
   if (a.json)
@@ -44,7 +46,12 @@ static CommandRun define_maps(CLI::App& cmd) {
   auto a = std::make_shared<MapsArgs>();
   cmd.add_option("FILE", a->files, "/proc/PID/maps files (or copies of them), one layout each")->type_name("");
   cmd.add_flag("--all-processes", a->all_processes, "also every process in /proc (skipping those that vanish or deny access)");
-  cmd.add_flag("--json", a->json, "print one JSON object: counts, lock acquisitions, batch-size histogram");
+  cmd.add_option("--by", a->by,
+                 "key the batch-size histogram by process name (comm: PID/comm beside PID/maps,\n"
+                 "else the file's name without .maps) or by the file whose batch it was")
+      ->type_name("comm|file")
+      ->check(CLI::IsMember({"comm", "file"}).description(""));
+  cmd.add_flag("--json", a->json, "print one JSON object: counts, lock acquisitions, batch-size histogram\n(also labelled, as bpftrace's JSON lhist)");
   return [a] { return maps(*a); };
 }
 

@@ -5,15 +5,20 @@
 #include "model/mutants.hpp"
 #include "verify/cli.hpp"
 #include "verify/json_out.hpp"
+#include "verify/minimize.hpp"
 #include "verify/result_output.hpp"
 #include "verify/scenario.hpp"
 #include "verify/trace.hpp"
 
 namespace {
 
+// Enough for bounds 0 to 2 of every scenario's failures; seconds, not minutes.
+constexpr long long kDefaultMinimizeBudget = 200000;
+
 struct RunArgs {
   std::string scenario, mutant = "none", search, trace;
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  long long minimize_budget = kDefaultMinimizeBudget;
   bool unbatched = false, json = false, quiet = false, raw = false;
 };
 
@@ -29,6 +34,12 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.unbatched = a.unbatched;
   RunResult r = run_scenario(*s, o, search_given);
   if (r.result == "error") return usage_error("run: " + r.message);
+  std::string minimized;
+  if (r.result == "counterexample" && a.minimize_budget > 0) {
+    Minimized m = minimize_counterexample(*s, o, r, (uint64_t)a.minimize_budget);
+    r = m.result;
+    minimized = m.note;
+  }
   // The verdict stands whatever happens to the trace: a failed write is said, not returned.
   if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw))
     std::fprintf(stderr, "vmaverify: run: counterexample found, but the trace was not written: %s\n", err.c_str());
@@ -36,6 +47,7 @@ int run(const CLI::App& cmd, const RunArgs& a) {
     std::printf("%s\n", json_line(result_json(r)).c_str());
   } else {
     std::printf("%s\n", result_text(r).c_str());
+    if (!minimized.empty()) std::printf("  %s\n", minimized.c_str());
     if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r, a.raw).c_str());
   }
   return exit_status(r);
@@ -64,8 +76,8 @@ CommandRun define_run(CLI::App& cmd) {
                  ->capture_default_str(),
              "mutant", [](const std::string& n) { return n == "none" || find_mutant(n) != nullptr; });
   cmd.add_option("--search", a->search,
-                 "full: every interleaving; bound:N: those with at most N preemptions;\n"
-                 "random:N: N random ones (never verified); N a positive integer.\n"
+                 "full: every interleaving; bound:N: those with at most N preemptions\n"
+                 "(N >= 0); random:N: N random ones (never verified; N > 0).\n"
                  "Default: the scenario's own (see vmaverify list)")
       ->type_name("full|bound:N|random:N")
       ->check(search_form());
@@ -74,6 +86,12 @@ CommandRun define_run(CLI::App& cmd) {
                  "if it runs out first the result is incomplete (exit 3). Default: no limit")
       ->type_name("N")
       ->check(CLI::Range(1LL, 999999999999999LL).description(""));
+  cmd.add_option("--minimize-budget", a->minimize_budget,
+                 "after a counterexample, most iterations to spend looking for one of the same\n"
+                 "kind with fewer preemptions (bound:0, bound:1, ...); 0: keep the first found")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::Range(0LL, 999999999999999LL).description(""));
   cmd.add_flag("--unbatched", a->unbatched, "run the pre-patch free_pgtables (one unlink_file_vma per VMA)");
   cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
       ->type_name("FILE");

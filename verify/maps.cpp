@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 #include "verify/json_out.hpp"
+#include "verify/lhist.hpp"
 
 namespace {
 
@@ -215,7 +216,28 @@ bool read_maps(const std::string& path, const std::string& name, Layout* out, st
   return ok;
 }
 
-void analyze(const Layout& layout, MapsReport* r) {
+std::string comm_of(const std::string& maps_path) {
+  const size_t slash = maps_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : maps_path.substr(0, slash + 1);
+  const std::string base = maps_path.substr(dir.size());
+  if (base == "maps") {
+    std::string comm, err;
+    if (read_text_file(dir + "comm", &comm, &err) && !comm.empty()) {
+      if (comm.back() == '\n') comm.pop_back();
+      return comm;
+    }
+  }
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".maps") == 0) return base.substr(0, base.size() - 5);
+  return base;
+}
+
+// The batch sizes of one teardown into its key's histogram.
+static void add_keyed(MapsReport* r, const std::string& key, const long (&h)[9]) {
+  auto& k = r->keyed.try_emplace(key, std::array<long, 9>{}).first->second;
+  for (int i = 0; i < 9; i++) k[i] += h[i];
+}
+
+void analyze(const Layout& layout, MapsReport* r, const std::string& comm) {
   // File identity is (dev, inode): the loader opens each library once and maps all its segments
   // from that one struct file, so the batch (which compares vm_file) sees them as one file. Two
   // opens of one inode would split a batch in the kernel; maps cannot show that, so these counts
@@ -224,6 +246,7 @@ void analyze(const Layout& layout, MapsReport* r) {
   ids.reserve(layout.vmas.size() / 4 + 8);  // libraries have about five VMAs each
   std::vector<plain::vm_area_struct> vmas;
   std::vector<int> file_of;
+  std::vector<std::string> name_of_file;  // by id: the path maps shows, for --by file
   vmas.reserve(layout.vmas.size());
   file_of.reserve(layout.vmas.size());
   FileKey last{~0UL, 0};
@@ -241,7 +264,11 @@ void analyze(const Layout& layout, MapsReport* r) {
       FileKey k{(unsigned long)m.dev_major << 20 | m.dev_minor, m.inode};
       if (!(k == last)) {
         last = k;
-        last_id = ids.emplace(k, (int)ids.size()).first->second;
+        auto added = ids.emplace(k, (int)ids.size());
+        last_id = added.first->second;
+        if (added.second)
+          name_of_file.push_back(!m.path.empty() ? m.path : std::to_string(m.dev_major) + ":" + std::to_string(m.dev_minor) +
+                                                                " " + std::to_string(m.inode));
       }
       id = last_id;
     }
@@ -260,10 +287,17 @@ void analyze(const Layout& layout, MapsReport* r) {
     order[i] = &vmas[i];
   }
   for (teardown_variant variant : {teardown_variant::batched, teardown_variant::unbatched}) {
-    plain::teardown_counts c;
-    for (plain::address_space& s : spaces) s.counts = &c;
+    // Each file counts on its own, so that --by file can tell whose batches they were.
+    std::vector<plain::teardown_counts> per_file(spaces.size());
+    for (size_t i = 0; i < spaces.size(); i++) spaces[i].counts = &per_file[i];
     plain::teardown(order, variant);
+    plain::teardown_counts c;
+    for (const plain::teardown_counts& f : per_file) add(&c, f);
     add(variant == teardown_variant::batched ? &r->batched : &r->unbatched, c);
+    if (variant != teardown_variant::batched) continue;
+    if (r->by == "comm") add_keyed(r, comm, c.batch_histogram);
+    if (r->by == "file")
+      for (size_t i = 0; i < per_file.size(); i++) add_keyed(r, name_of_file[i], per_file[i].batch_histogram);
   }
   r->processes++;
   r->vmas += (long)vmas.size();
@@ -316,24 +350,30 @@ bool analyze_all_processes(const std::string& proc_root, MapsReport* r, std::str
       continue;
     }
     if (!ok) return false;
-    analyze(layout, r);
+    analyze(layout, r, comm_of(path));
   }
   return true;
 }
 
-std::string lhist_text(const long (&histogram)[9]) {
-  long max = *std::max_element(histogram + 1, histogram + 9);
-  std::string s;
-  for (int i = 1; i <= 8; i++) {
-    const int width = 52;
-    int bar = max ? (int)(histogram[i] / (double)max * width) : 0;
-    char label[16], row[128];
-    std::snprintf(label, sizeof label, "[%d, %d)", i, i + 1);
-    std::snprintf(row, sizeof row, "%s %10ld |%s%*s|\n", label, histogram[i], std::string(bar, '@').c_str(),
-                  width - bar, "");
-    s += row;
+// batch_histogram[n] counts batches of n VMAs: each is one `lhist(vb->count, 0, 8, 1)` sample.
+static Lhist batch_lhist(const long (&histogram)[9]) {
+  Lhist h(0, 8, 1);
+  for (int n = 1; n <= 8; n++) h.add(n, histogram[n]);
+  return h;
+}
+
+std::string lhist_text(const long (&histogram)[9]) { return lhist_map_text({{"", batch_lhist(histogram)}}, false); }
+
+// The keyed histograms (--by) as bpftrace prints `@[KEY] = lhist(vb->count, 0, 8, 1)`.
+static std::string keyed_lhist_text(const MapsReport& r) {
+  std::vector<std::pair<std::string, Lhist>> keyed;
+  for (const auto& k : r.keyed) {
+    long h[9];
+    std::copy(k.second.begin(), k.second.end(), h);
+    Lhist l = batch_lhist(h);
+    if (l.total()) keyed.emplace_back(k.first, l);  // bpftrace has no key that was never updated
   }
-  return s;
+  return lhist_map_text(keyed, true);
 }
 
 std::string report_text(const MapsReport& r, bool all_processes) {
@@ -351,14 +391,14 @@ std::string report_text(const MapsReport& r, bool all_processes) {
                 "  unbatched (unlink_file_vma per VMA): %ld\n"
                 "  batched (unlink_file_vma_batch):     %ld\n"
                 "  reduction: %ld (%.1f%%)\n"
-                "batch sizes at unlink_file_vma_batch_process (bpftrace lhist of vb->count):\n",
+                "batch sizes at unlink_file_vma_batch_process (bpftrace lhist(vb->count, 0, 8, 1)%s):\n",
                 r.vmas, r.file_vmas, r.files, r.unbatched.write_locks, r.batched.write_locks, r.reduction(),
-                r.reduction_percent());
-  return s + b + lhist_text(r.batched.batch_histogram);
+                r.reduction_percent(), r.by.empty() ? "" : (", keyed by " + r.by).c_str());
+  return s + b + (r.by.empty() ? lhist_text(r.batched.batch_histogram) : keyed_lhist_text(r));
 }
 
 Json report_json(const MapsReport& r) {
-  return {{"processes", r.processes},
+  Json j = {{"processes", r.processes},
           {"skipped", r.skipped},
           {"vmas", r.vmas},
           {"file_vmas", r.file_vmas},
@@ -369,5 +409,18 @@ Json report_json(const MapsReport& r) {
           {"reduction_percent", r.reduction_percent()},
           {"removed_unbatched", r.unbatched.removed},
           {"removed_batched", r.batched.removed},
-          {"histogram", std::vector<long>(r.batched.batch_histogram + 1, r.batched.batch_histogram + 9)}};
+          {"histogram", std::vector<long>(r.batched.batch_histogram + 1, r.batched.batch_histogram + 9)},
+          {"lhist", lhist_json(batch_lhist(r.batched.batch_histogram))}};
+  if (!r.by.empty()) {
+    j["by"] = r.by;
+    Json keyed = Json::object();
+    for (const auto& k : r.keyed) {
+      long h[9];
+      std::copy(k.second.begin(), k.second.end(), h);
+      Lhist l = batch_lhist(h);
+      if (l.total()) keyed[k.first] = lhist_json(l);
+    }
+    j["lhist_by"] = keyed;
+  }
+  return j;
 }

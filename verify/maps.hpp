@@ -2,6 +2,8 @@
 // free_pgtables (model/mm_plain.hpp), batched and unbatched, to count i_mmap_rwsem write-lock
 // round trips the way the patch's bpftrace histogram did.
 #pragma once
+#include <array>
+#include <map>
 #include <string>
 #include <vector>
 #include <nlohmann/json_fwd.hpp>
@@ -52,6 +54,10 @@ struct MapsReport {
   long file_vmas = 0;  // of which file-backed
   long files = 0;      // distinct (dev, inode) per process
   plain::teardown_counts batched, unbatched;
+  // --by: "comm" or "file" keys the batched teardown's batch sizes by process name or by the
+  // file whose batch was processed ("" for none); set before analyze.
+  std::string by;
+  std::map<std::string, std::array<long, 9>> keyed;  // key -> batch sizes, indexed as batch_histogram
   long reduction() const { return unbatched.write_locks - batched.write_locks; }
   double reduction_percent() const {
     return unbatched.write_locks ? 100.0 * reduction() / unbatched.write_locks : 0.0;
@@ -59,7 +65,11 @@ struct MapsReport {
 };
 
 // Tears one layout down with plain::teardown, batched and unbatched, and adds it to *r.
-void analyze(const Layout& layout, MapsReport* r);
+// comm: the process's name, the key of r->by == "comm".
+void analyze(const Layout& layout, MapsReport* r, const std::string& comm = "");
+// The process name of a maps file: PID/comm beside PID/maps when there is one (procfs), else
+// the file's name without a ".maps" suffix.
+std::string comm_of(const std::string& maps_path);
 
 // Reads a whole regular file ("-": standard input), at most kMaxMapsBytes. False with *err naming it on failure.
 bool read_text_file(const std::string& path, std::string* text, std::string* err);
@@ -68,7 +78,8 @@ bool read_text_file(const std::string& path, std::string* text, std::string* err
 // ones are counted in r->skipped; a file that does not parse is an error (false, *err).
 bool analyze_all_processes(const std::string& proc_root, MapsReport* r, std::string* err);
 
-// The batch-size histogram, buckets [1, 2) .. [8, 9), as bpftrace's lhist prints it.
+// The batch-size histogram (batch_histogram[n]: batches of n VMAs) as bpftrace prints
+// `@ = lhist(vb->count, 0, 8, 1)`: a count of 8 falls in the [8, ...) bucket.
 std::string lhist_text(const long (&histogram)[9]);
 
 std::string report_text(const MapsReport& r, bool all_processes);

@@ -32,9 +32,15 @@ Json result_json(const RunResult& r) {
 }
 
 Json outcome_json(const Outcome& o, const std::string& trace_file) {
-  Json j = result_json(o.r);
+  Json j = {{"group", o.group}};
+  j.update(result_json(o.r));
   j["expected"] = o.expected;
   j["as_expected"] = o.as_expected;
   if (!trace_file.empty()) j["trace"] = trace_file;
   return j;
+}
+
+Json summary_json(int checked, int unexpected, int incomplete, double seconds) {
+  return {{"group", "summary"},         {"checked", checked},       {"as_expected", checked - unexpected - incomplete},
+          {"unexpected", unexpected},   {"incomplete", incomplete}, {"seconds", seconds}};
 }

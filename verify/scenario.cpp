@@ -132,23 +132,24 @@ std::string SearchSpec::str() const {
 
 bool SearchSpec::parse(const std::string& text, SearchSpec* out, std::string* err) {
   SearchSpec s;
-  auto number = [&](const std::string& digits) {
+  // bound:0 (no preemption at all) is where the search for the shortest counterexample starts.
+  auto number = [&](const std::string& digits, unsigned least) {
     if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
     s.n = (unsigned)std::stoul(digits);
-    return s.n > 0;
+    return s.n >= least;
   };
   bool ok = false;
   if (text == "full") {
     ok = true;
   } else if (text.rfind("bound:", 0) == 0) {
     s.kind = Kind::bound;
-    ok = number(text.substr(6));
+    ok = number(text.substr(6), 0);
   } else if (text.rfind("random:", 0) == 0) {
     s.kind = Kind::random;
-    ok = number(text.substr(7));
+    ok = number(text.substr(7), 1);
   }
   if (!ok) {
-    if (err) *err = "bad search '" + text + "': expected full, bound:N or random:N with N > 0";
+    if (err) *err = "bad search '" + text + "': expected full, bound:N (N >= 0) or random:N (N > 0)";
     return false;
   }
   *out = s;

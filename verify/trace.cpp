@@ -89,6 +89,11 @@ void describe(const std::string& text, TraceEvent* e) {
     e->value = text.substr(text.find(": ") + 2);
     return;
   }
+  if (text.rfind("task: ", 0) == 0) {  // model/mm.cpp's log_task: what this task is
+    e->operation = "task";
+    e->value = text.substr(6);
+    return;
+  }
   if (!std::regex_search(text, k, relacy_field_re())) {
     // "USER ASSERT FAILED (message)": the message, commas and all, is the value.
     static const std::regex verdict(R"(^([A-Z][A-Z ]+[A-Z]) \((.*)\)$)");
@@ -266,6 +271,14 @@ std::string trace_text(const RunResult& r, bool raw) {
   return t;
 }
 
+// What the search did before it failed (the HTML report shows it): iterations, seconds and the
+// scenario's figures.
+static Json search_statistics(const RunResult& r) {
+  Json s = {{"iterations", r.iterations}, {"seconds", r.seconds}};
+  for (const auto& kv : r.stats) s[kv.first] = kv.second;
+  return s;
+}
+
 std::string trace_json(const RunResult& r) {
   Json events = Json::array();
   for (const TraceEvent& e : r.events)
@@ -276,7 +289,7 @@ std::string trace_json(const RunResult& r) {
             {"search", r.search},     {"state", r.state},       {"result", r.result}, {"kind", r.kind},
             {"message", r.message},   {"failing_step", r.failing_step},
             {"model_hash", current_origin().model_hash}, {"binary_hash", current_origin().binary_hash},
-            {"fingerprint", trace_fingerprint(r)}, {"events", events}};
+            {"fingerprint", trace_fingerprint(r)}, {"statistics", search_statistics(r)}, {"events", events}};
   // Indented: a trace is also read by people (and diffed).
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
