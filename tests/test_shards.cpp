@@ -96,6 +96,10 @@ TEST(Shards, JobsShardAndMergeCommands) {
     return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
   };
   EXPECT_EQ(iterations(jobs.out), iterations(whole.out));
+  // Reduced shards prune less than the whole reduced search (no shard sleeps on another's
+  // subtrees), but reach the same verdict.
+  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --quiet").status, 0);
+  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --mutant up_read_no_wake --quiet").status, 1);
   std::string files;
   for (int i = 0; i < 3; i++) {
     const std::string f = testing::TempDir() + "shard" + std::to_string(i) + ".json";
@@ -110,4 +114,5 @@ TEST(Shards, JobsShardAndMergeCommands) {
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --shard 3/3"), "a shard index out of range");
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --search bound:2 --jobs 2"), "a split bounded search");
   expect_usage_error(run_vmaverify("merge '" + std::string(VMAVERIFY_README) + "'"), "a file that is not a result");
+  expect_usage_error(run_vmaverify("merge"), "no file");
 }

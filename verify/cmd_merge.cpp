@@ -71,6 +71,7 @@ bool read_shard(const std::string& file, RunResult* r, std::string* err) {
 }
 
 int merge(const MergeArgs& a) {
+  if (a.files.empty()) return usage_error("merge: no FILE given: the results of run --shard I/N --json");
   std::vector<RunResult> parts;
   std::string err;
   for (const std::string& f : a.files) {
@@ -86,7 +87,9 @@ int merge(const MergeArgs& a) {
 
 CommandRun define_merge(CLI::App& cmd) {
   auto a = std::make_shared<MergeArgs>();
-  cmd.add_option("FILE", a->files, "the results of run --shard I/N --json, one file per shard")->required()->type_name("");
+  // Not CLI11's required(): its usage line would not be the README's [FILE...] form.
+  cmd.add_option("FILE", a->files, "the results of run --shard I/N --json, one file per shard (at least one)")
+      ->type_name("");
   cmd.add_flag("--json", a->json, "print one JSON object (run's fields)");
   return [a] { return merge(*a); };
 }

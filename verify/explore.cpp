@@ -149,9 +149,9 @@ void begin(const Scenario& s, const RunOptions& o) {
   g.progress = o.progress;
   g.t0 = g.last_report = std::chrono::steady_clock::now();
   g.nstats = 0;
-  const char* sl = getenv("VMAVERIFY_SLICES");
-  const unsigned per = std::max(1u, (sl ? (unsigned)atoi(sl) : (1u << 20)) / o.shard_count);
-  g_shard = {o.shard_index, o.shard_count, o.shard_count * per};
+  // About 2^20 slices in all: the tree splits some 20 binary choices deep, below which the
+  // first iterations' paths run on (a leaf above that depth is run by several shards, owned by one).
+  g_shard = {o.shard_index, o.shard_count, o.shard_count * std::max(1u, (1u << 20) / o.shard_count)};
   g_foreign_iterations = 0;
 }
 

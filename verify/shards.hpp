@@ -7,7 +7,7 @@
 #include "verify/scenario.hpp"
 
 // Most shards of one search: enough for any CI matrix or batch scheduler.
-constexpr unsigned kMaxShards = 4096;  // times 16 slices each: well inside 32 bits
+constexpr unsigned kMaxShards = 4096;
 
 // "I/N" with 0 <= I < N <= kMaxShards; false with *err set otherwise.
 bool parse_shard(const std::string& text, unsigned* index, unsigned* count, std::string* err);
