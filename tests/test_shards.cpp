@@ -115,4 +115,7 @@ TEST(Shards, JobsShardAndMergeCommands) {
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --search bound:2 --jobs 2"), "a split bounded search");
   expect_usage_error(run_vmaverify("merge '" + std::string(VMAVERIFY_README) + "'"), "a file that is not a result");
   expect_usage_error(run_vmaverify("merge"), "no file");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --jobs -1"), "a negative job count");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --jobs 0"), "no jobs");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --shard 1/2x"), "a malformed shard");
 }

@@ -14,8 +14,8 @@ namespace {
 
 struct RunArgs {
   std::string scenario, mutant = "none", search, trace, shard;
-  long long budget = 0;
-  unsigned jobs = 1;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  long long jobs = 1;
   bool unbatched = false, json = false, quiet = false, raw = false, reduce = false;
 };
 
@@ -35,7 +35,7 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   if ((o.shard_count > 1 || a.jobs > 1) && o.search.kind != SearchSpec::Kind::full)
     return usage_error("run: --shard and --jobs split a full search, not " + o.search.str());
   if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
-  RunResult r = a.jobs > 1 ? run_jobs(*s, o, a.jobs) : run_scenario(*s, o, true);
+  RunResult r = a.jobs > 1 ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
   if (r.result == "error") return usage_error("run: " + r.message);
   // The verdict stands whatever happens to the trace: a failed write is said, not returned.
   if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw))
@@ -86,7 +86,7 @@ CommandRun define_run(CLI::App& cmd) {
                  "split the full search into N shards, each explored by a local process,\n"
                  "and merge their results. Default: 1")
       ->type_name("N")
-      ->check(CLI::Range(1u, kMaxShards).description(""));
+      ->check(CLI::Range(1LL, (long long)kMaxShards).description(""));
   cmd.add_option("--shard", a->shard,
                  "explore only shard I of N of the full search (0 <= I < N <= 4096);\n"
                  "vmaverify merge combines the N results")
