@@ -113,6 +113,7 @@ TEST(Shards, JobsShardAndMergeCommands) {
   expect_usage_error(run_vmaverify("merge" + files.substr(0, files.rfind(" '"))), "a missing shard");
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --shard 3/3"), "a shard index out of range");
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --search bound:2 --jobs 2"), "a split bounded search");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --search random:5 --reduce"), "a reduced random search");
   expect_usage_error(run_vmaverify("merge '" + std::string(VMAVERIFY_README) + "'"), "a file that is not a result");
   expect_usage_error(run_vmaverify("merge"), "no file");
   expect_usage_error(run_vmaverify("run rwsem_reader_writer --jobs -1"), "a negative job count");

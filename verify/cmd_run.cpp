@@ -32,8 +32,8 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.reduce = a.reduce;
   if (!search_given) SearchSpec::parse(s->search, &o.search, nullptr);
   if (!a.shard.empty() && !parse_shard(a.shard, &o.shard_index, &o.shard_count, &err)) return usage_error("run: --shard: " + err);
-  if ((o.shard_count > 1 || a.jobs > 1) && o.search.kind != SearchSpec::Kind::full)
-    return usage_error("run: --shard and --jobs split a full search, not " + o.search.str());
+  if ((o.shard_count > 1 || a.jobs > 1 || a.reduce) && o.search.kind != SearchSpec::Kind::full)
+    return usage_error("run: --shard, --jobs and --reduce need a full search, not " + o.search.str());
   if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
   RunResult r = a.jobs > 1 ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
   if (r.result == "error") return usage_error("run: " + r.message);
