@@ -1,28 +1,44 @@
 // explore_bench [RUNS] [SCENARIO...]: time each scenario's exploration under its own search
 // (and the unbatched baseline where there is one), RUNS times (default 5), and print the median
-// seconds, the iteration count and iterations per second. Not a test.
+// seconds, the iteration count and iterations per second; for a full search also the reduced
+// search (--reduce) and the search split over two processes (--jobs 2). Not a test.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <chrono>
 #include "verify/scenario.hpp"
+#include "verify/shards.hpp"
 
-static void bench(const Scenario& s, bool unbatched, int runs) {
+enum class Mode { plain, reduced, jobs2 };
+
+static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
   std::vector<double> secs;
   RunResult r;
   for (int i = 0; i < runs; i++) {
     RunOptions o;
     o.unbatched = unbatched;
-    r = run_scenario(s, o, false);
-    secs.push_back(r.seconds);
+    SearchSpec::parse(s.search, &o.search, nullptr);
+    o.reduce = mode == Mode::reduced;
+    auto t0 = std::chrono::steady_clock::now();  // wall clock: --jobs runs in child processes
+    r = mode == Mode::jobs2 ? run_jobs(s, o, 2) : run_scenario(s, o, true);
+    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(secs.begin(), secs.end());
   double median = secs[secs.size() / 2];
-  std::printf("%-28s %-9s %-8s %-10s %12llu %10.3f %12.0f\n", s.name.c_str(), unbatched ? "unbatched" : "batched",
-              r.search.c_str(), r.result.c_str(), (unsigned long long)r.iterations, median,
+  const char* how = mode == Mode::plain ? "" : mode == Mode::reduced ? " reduce" : " jobs 2";
+  std::printf("%-28s %-9s %-8s%-7s %-10s %12llu %10.3f %12.0f\n", s.name.c_str(), unbatched ? "unbatched" : "batched",
+              r.search.c_str(), how, r.result.c_str(), (unsigned long long)r.iterations, median,
               median > 0 ? r.iterations / median : 0.0);
   std::fflush(stdout);
+}
+
+static void bench_all_modes(const Scenario& s, bool unbatched, int runs) {
+  bench(s, unbatched, Mode::plain, runs);
+  if (s.search != "full") return;
+  bench(s, unbatched, Mode::reduced, runs);
+  bench(s, unbatched, Mode::jobs2, runs);
 }
 
 int main(int argc, char** argv) {
@@ -32,12 +48,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> only(argv + std::min(argc, 2), argv + argc);
-  std::printf("%-28s %-9s %-8s %-10s %12s %10s %12s\n", "scenario", "variant", "search", "result", "iterations",
+  std::printf("%-28s %-9s %-15s %-10s %12s %10s %12s\n", "scenario", "variant", "search", "result", "iterations",
               "median s", "iter/s");
   for (const Scenario& s : all_scenarios()) {
     if (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end()) continue;
-    bench(s, false, runs);
-    if (s.baseline) bench(s, true, runs);
+    bench_all_modes(s, false, runs);
+    if (s.baseline) bench_all_modes(s, true, runs);
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "verify/minimize.hpp"
 #include "verify/result_output.hpp"
 #include "verify/scenario.hpp"
+#include "verify/shards.hpp"
 #include "verify/trace.hpp"
 
 namespace {
@@ -16,10 +17,11 @@ namespace {
 constexpr long long kDefaultMinimizeBudget = 200000;
 
 struct RunArgs {
-  std::string scenario, mutant = "none", search, trace;
+  std::string scenario, mutant = "none", search, trace, shard;
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   long long minimize_budget = kDefaultMinimizeBudget;
-  bool unbatched = false, json = false, quiet = false, raw = false;
+  long long jobs = 1;
+  bool unbatched = false, json = false, quiet = false, raw = false, reduce = false;
 };
 
 int run(const CLI::App& cmd, const RunArgs& a) {
@@ -32,7 +34,13 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.budget = (uint64_t)a.budget;
   o.progress = !a.quiet;
   o.unbatched = a.unbatched;
-  RunResult r = run_scenario(*s, o, search_given);
+  o.reduce = a.reduce;
+  if (!search_given) SearchSpec::parse(s->search, &o.search, nullptr);
+  if (!a.shard.empty() && !parse_shard(a.shard, &o.shard_index, &o.shard_count, &err)) return usage_error("run: --shard: " + err);
+  if ((o.shard_count > 1 || a.jobs > 1 || a.reduce) && o.search.kind != SearchSpec::Kind::full)
+    return usage_error("run: --shard, --jobs and --reduce need a full search, not " + o.search.str());
+  if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
+  RunResult r = a.jobs > 1 ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
   if (r.result == "error") return usage_error("run: " + r.message);
   std::string minimized;
   if (r.result == "counterexample" && a.minimize_budget > 0) {
@@ -92,6 +100,23 @@ CommandRun define_run(CLI::App& cmd) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0LL, 999999999999999LL).description(""));
+  cmd.add_option("--jobs", a->jobs,
+                 "split the full search into N shards, each explored by a local process,\n"
+                 "and merge their results. Default: 1")
+      ->type_name("N")
+      ->check(CLI::Range(1LL, (long long)kMaxShards).description(""));
+  cmd.add_option("--shard", a->shard,
+                 "explore only shard I of N of the full search (0 <= I < N <= 4096);\n"
+                 "vmaverify merge combines the N results")
+      ->type_name("I/N")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            unsigned i, n;
+            std::string err;
+            return parse_shard(v, &i, &n, &err) ? std::string() : err;
+          },
+          "", "shard"));
+  cmd.add_flag("--reduce", a->reduce, "full search: skip interleavings equivalent to explored ones (sleep sets)");
   cmd.add_flag("--unbatched", a->unbatched, "run the pre-patch free_pgtables (one unlink_file_vma per VMA)");
   cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
       ->type_name("FILE");

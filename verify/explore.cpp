@@ -6,6 +6,13 @@
 #include "verify/trace.hpp"
 
 namespace exploration {
+
+ShardPlan g_shard;
+uint64_t g_foreign_iterations = 0;
+bool g_reduce = false;
+history_tap* g_history_tap = nullptr;
+rl::string g_failure_state;
+
 namespace {
 
 struct Stat {
@@ -107,6 +114,8 @@ void attribute_deadlock(RunResult* r) {
 void* relacy_or_malloc(size_t size) { return rl::is_ctx() ? rl::ctx().alloc(size) : (::malloc)(size); }
 
 void iteration_begin() {
+  // The set-up (constructors, before()) is no thread's step: the first step starts here.
+  if (g_history_tap && g_history_tap->target) g_history_tap->target->clear();
   g.started++;
   if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
   if (g.progress && (g.started & 0xffff) == 0) {
@@ -140,6 +149,10 @@ void begin(const Scenario& s, const RunOptions& o) {
   g.progress = o.progress;
   g.t0 = g.last_report = std::chrono::steady_clock::now();
   g.nstats = 0;
+  // About 2^20 slices in all: the tree splits some 20 binary choices deep, below which the
+  // first iterations' paths run on (a leaf above that depth is run by several shards, owned by one).
+  g_shard = {o.shard_index, o.shard_count, o.shard_count * std::max(1u, (1u << 20) / o.shard_count)};
+  g_foreign_iterations = 0;
 }
 
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {
@@ -166,6 +179,8 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
   res.variant = o.unbatched ? "unbatched" : "batched";
   // Iterations begun; the budget stops the search at the start of one more.
   res.iterations = r == rl::test_result_until_condition_hit ? started - 1 : started;
+  res.iterations -= std::min<uint64_t>(res.iterations, g_foreign_iterations);  // another shard's
+  if (o.shard_count > 1) res.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
   res.seconds = seconds;
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
   g_active_mutant = Mutant::none;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include "model/rl_env.hpp"
 #include "verify/relacy_state.hpp"
+#include "verify/shard_scheduler.hpp"
 #include "verify/scenario.hpp"
 
 namespace exploration {
@@ -30,7 +31,11 @@ rl::test_result_e run_with(rl::test_params& p, std::string* state) {
   rl::ostringstream st;
   rl::test_result_e r;
   switch (p.search_type) {
-    case rl::sched_full: r = rl::run_test<Suite, rl::full_search_scheduler<n>>(p, st, false); break;
+    case rl::sched_full:
+      // A saved state replays under Relacy's own full search (the same tree, the same format).
+      if (!p.initial_state.empty()) r = rl::run_test<Suite, rl::full_search_scheduler<n>>(p, st, false);
+      else r = rl::run_test<Suite, shard_scheduler<n>>(p, st, false);
+      break;
     case rl::sched_bound: r = rl::run_test<Suite, rl::context_bound_scheduler<n>>(p, st, false); break;
     default: r = rl::run_test<Suite, rl::random_scheduler<n>>(p, st, false); break;
   }
@@ -57,14 +62,30 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
   p.initial_state = o.initial_state.c_str();
   p.collect_history = !o.initial_state.empty();
+  // The reduction reads what each step touched from Relacy's history, streamed as it happens.
+  const bool reduced = o.reduce && o.search.kind == SearchSpec::Kind::full && o.initial_state.empty();
+  history_tap tap;
+  std::ostream tap_stream(&tap);
+  g_reduce = reduced;
+  g_history_tap = reduced ? &tap : nullptr;
+  if (reduced) {
+    p.output_stream = &tap_stream;
+    p.collect_history = p.output_history = true;
+    g_failure_state.clear();
+  }
   auto t0 = std::chrono::steady_clock::now();
   std::string state;
   rl::test_result_e r = run_with<Suite>(p, &state);
+  if (reduced) state = std::string(g_failure_state.c_str());
+  g_reduce = false;
+  g_history_tap = nullptr;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const uint64_t started = iterations_begun();
-  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && !p.collect_history) {
+  const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
+  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
     // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
     rl::test_params q = p;
+    q.output_stream = &out;
+    q.output_history = false;
     q.initial_state = state.c_str();
     q.collect_history = true;
     RunOptions replay = o;
@@ -74,6 +95,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     begin(s, replay);
     std::string ignored;
     run_with<Suite>(q, &ignored);
+    g_foreign_iterations = foreign;  // begin() reset it for the replay
   }
   return finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
 }

@@ -23,6 +23,8 @@ struct RunOptions {
   std::string initial_state;  // a saved search state: replay exactly that interleaving
   bool progress = false;      // report progress of long searches on stderr
   bool unbatched = false;     // teardown threads run the pre-patch free_pgtables (the baseline)
+  unsigned shard_index = 0, shard_count = 1;  // full search: explore shard shard_index of shard_count
+  bool reduce = false;        // full search: prune with sleep sets (README, "The reduction")
 };
 
 // One step of a counterexample, from Relacy's execution history, in the model's terms.
@@ -52,4 +54,5 @@ struct RunResult {
   std::string state;    // search state that replays the failing interleaving
   std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
   std::string violated_spec;  // a spec file some explored batch state violates
+  std::string shard;          // "I/N" when one shard of a full search was explored
 };

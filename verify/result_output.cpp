@@ -16,7 +16,7 @@ std::string result_text(const RunResult& r) {
   std::snprintf(figures, sizeof figures, "%llu iterations, %.2f s", (unsigned long long)r.iterations, r.seconds);
   std::string s = r.scenario + (r.mutant == "none" ? "" : " [mutant " + r.mutant + "]") +
                   (r.variant == "unbatched" ? " [unbatched baseline]" : r.variant == "kernel" ? " [kernel code]" : "") + " (" + r.search +
-                  "): " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
+                  ")" + (r.shard.empty() ? "" : " [shard " + r.shard + "]") + ": " + r.result + (r.kind.empty() ? "" : " (" + r.kind + ")") + ", " + figures;
   for (const auto& kv : r.stats) s += ", " + kv.first + "=" + std::to_string(kv.second);
   if (!r.message.empty()) s += "\n  " + r.message;
   return s;
@@ -28,6 +28,7 @@ Json result_json(const RunResult& r) {
             {"message", r.message},   {"iterations", r.iterations}, {"seconds", r.seconds}};
   for (const auto& kv : r.stats) o[kv.first] = kv.second;
   if (!r.violated_spec.empty()) o["spec"] = r.violated_spec;
+  if (!r.shard.empty()) o["shard"] = r.shard;
   return o;
 }
 

@@ -1,0 +1,122 @@
+// Splitting a full search into shards: the shards together explore exactly the whole tree, and
+// `merge`, `--jobs` and `--shard` give the verdict the whole search gives.
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <fstream>
+#include "model/mutants.hpp"
+#include "tests/run_binary.hpp"
+#include "verify/scenario.hpp"
+#include "verify/shards.hpp"
+
+namespace {
+
+RunResult run_shard(const std::string& scenario, unsigned i, unsigned n, const std::string& mutant = "none") {
+  RunOptions o;
+  o.mutant = mutant;
+  o.shard_index = i;
+  o.shard_count = n;
+  return run_scenario(*find_scenario(scenario), o, false);
+}
+
+RunResult shard_result(const std::string& result, unsigned i, unsigned n, uint64_t iterations) {
+  RunResult r;
+  r.scenario = "rwsem_two_writers";
+  r.search = "full";
+  r.result = result;
+  r.kind = result == "counterexample" ? "deadlock" : "";
+  r.message = result;
+  r.iterations = iterations;
+  r.seconds = i;
+  r.shard = std::to_string(i) + "/" + std::to_string(n);
+  return r;
+}
+
+}  // namespace
+
+// Every iteration of the whole search is in exactly one shard: the counts add up exactly.
+TEST(Shards, PartitionTheSearchTree) {
+  for (const char* name : {"rwsem_two_writers", "rwsem_reader_writer", "teardown_vs_rmap_walk"}) {
+    const RunResult whole = run_shard(name, 0, 1);
+    ASSERT_EQ(whole.result, "verified") << name;
+    for (unsigned n : {2u, 3u, 7u}) {
+      uint64_t sum = 0;
+      for (unsigned i = 0; i < n; i++) {
+        const RunResult part = run_shard(name, i, n);
+        EXPECT_EQ(part.result, "verified") << name << " " << i << "/" << n;
+        sum += part.iterations;
+      }
+      EXPECT_EQ(sum, whole.iterations) << name << " in " << n << " shards";
+    }
+  }
+}
+
+// A mutant's counterexample is found by some shard, and the merged verdict names its kind.
+TEST(Shards, MergedShardsCatchAMutant) {
+  const MutantInfo& m = all_mutants().front();
+  std::vector<RunResult> parts;
+  for (unsigned i = 0; i < 3; i++) parts.push_back(run_shard(m.caught_by, i, 3, m.name));
+  RunResult merged;
+  std::string err;
+  ASSERT_TRUE(merge_shards(parts, &merged, &err)) << err;
+  EXPECT_EQ(merged.result, "counterexample");
+  EXPECT_EQ(merged.kind, m.kind);
+}
+
+TEST(Shards, MergeRules) {
+  RunResult m;
+  std::string err;
+  ASSERT_TRUE(merge_shards({shard_result("verified", 0, 2, 5), shard_result("verified", 1, 2, 7)}, &m, &err));
+  EXPECT_EQ(m.result, "verified");
+  EXPECT_EQ(m.iterations, 12u);
+  EXPECT_EQ(m.seconds, 1.0);  // the longest shard
+  ASSERT_TRUE(merge_shards({shard_result("incomplete", 1, 2, 5), shard_result("verified", 0, 2, 7)}, &m, &err));
+  EXPECT_EQ(m.result, "incomplete");
+  ASSERT_TRUE(merge_shards({shard_result("incomplete", 0, 2, 5), shard_result("counterexample", 1, 2, 7)}, &m, &err));
+  EXPECT_EQ(m.result, "counterexample");
+  EXPECT_EQ(m.kind, "deadlock");
+  EXPECT_NE(m.message.find("shard 1/2"), std::string::npos) << m.message;
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 3, 5), shard_result("verified", 1, 3, 7)}, &m, &err));
+  EXPECT_NE(err.find("2/3"), std::string::npos) << err;
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), shard_result("verified", 0, 2, 5)}, &m, &err));
+  EXPECT_NE(err.find("twice"), std::string::npos) << err;
+  RunResult other = shard_result("verified", 1, 2, 5);
+  other.mutant = "up_write_relaxed";
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), other}, &m, &err));
+  EXPECT_FALSE(merge_shards({}, &m, &err));
+}
+
+// The command line: --jobs merges in-process, --shard writes what merge reads back.
+TEST(Shards, JobsShardAndMergeCommands) {
+  BinaryRun whole = run_vmaverify("run rwsem_reader_writer --json --quiet");
+  BinaryRun jobs = run_vmaverify("run rwsem_reader_writer --jobs 2 --json --quiet");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  ASSERT_EQ(jobs.status, 0) << jobs.err;
+  auto iterations = [](const std::string& json) {
+    const size_t at = json.find("\"iterations\":");
+    return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
+  };
+  EXPECT_EQ(iterations(jobs.out), iterations(whole.out));
+  // Reduced shards prune less than the whole reduced search (no shard sleeps on another's
+  // subtrees), but reach the same verdict.
+  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --quiet").status, 0);
+  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --mutant up_read_no_wake --quiet").status, 1);
+  std::string files;
+  for (int i = 0; i < 3; i++) {
+    const std::string f = testing::TempDir() + "shard" + std::to_string(i) + ".json";
+    BinaryRun part = run_vmaverify("run rwsem_reader_writer --shard " + std::to_string(i) + "/3 --json --quiet > '" + f + "'");
+    ASSERT_EQ(part.status, 0) << part.err;
+    files += " '" + f + "'";
+  }
+  BinaryRun merged = run_vmaverify("merge" + files + " --json");
+  EXPECT_EQ(merged.status, 0) << merged.err;
+  EXPECT_EQ(iterations(merged.out), iterations(whole.out));
+  expect_usage_error(run_vmaverify("merge" + files.substr(0, files.rfind(" '"))), "a missing shard");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --shard 3/3"), "a shard index out of range");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --search bound:2 --jobs 2"), "a split bounded search");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --search random:5 --reduce"), "a reduced random search");
+  expect_usage_error(run_vmaverify("merge '" + std::string(VMAVERIFY_README) + "'"), "a file that is not a result");
+  expect_usage_error(run_vmaverify("merge"), "no file");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --jobs -1"), "a negative job count");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --jobs 0"), "no jobs");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --shard 1/2x"), "a malformed shard");
+}

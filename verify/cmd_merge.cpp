@@ -1,0 +1,99 @@
+// vmaverify merge: one verdict from the results of `run --shard I/N --json`, one file each.
+#include <sys/stat.h>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <CLI/CLI.hpp>
+#include "verify/cli.hpp"
+#include "verify/json_out.hpp"
+#include "verify/result_output.hpp"
+#include "verify/shards.hpp"
+
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+constexpr size_t kMostBytes = 1 << 20;  // a shard result is one line of a few hundred bytes
+
+// One shard's result from FILE (the object `run --json` prints); false with *err naming it.
+bool read_shard(const std::string& file, RunResult* r, std::string* err) {
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = file + ": not a readable regular file";
+    return false;
+  }
+  if ((size_t)st.st_size > kMostBytes) {
+    *err = file + ": larger than " + std::to_string(kMostBytes) + " bytes: not a shard result";
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Json j;
+  try {
+    j = Json::parse(ss.str());
+  } catch (const Json::parse_error& e) {
+    *err = file + ": not JSON (" + e.what() + ")";
+    return false;
+  }
+  if (!j.is_object()) {
+    *err = file + ": not a JSON object (expected the output of run --shard I/N --json)";
+    return false;
+  }
+  for (const char* key : {"scenario", "mutant", "variant", "search", "result", "kind", "message", "shard"})
+    if (!j.contains(key) || !j[key].is_string()) {
+      *err = file + ": field \"" + key + "\" missing or not a string (expected the output of run --shard I/N --json)";
+      return false;
+    }
+  if (!j.contains("iterations") || !j["iterations"].is_number_unsigned() || !j.contains("seconds") ||
+      !j["seconds"].is_number() || j["seconds"].get<double>() < 0) {
+    *err = file + ": fields \"iterations\" (an integer >= 0) and \"seconds\" (a number >= 0) are required";
+    return false;
+  }
+  RunResult out;
+  out.scenario = j["scenario"], out.mutant = j["mutant"], out.variant = j["variant"], out.search = j["search"];
+  out.result = j["result"], out.kind = j["kind"], out.message = j["message"], out.shard = j["shard"];
+  out.iterations = j["iterations"], out.seconds = j["seconds"];
+  if (out.result != "verified" && out.result != "counterexample" && out.result != "incomplete" && out.result != "error") {
+    *err = file + ": result " + shown(out.result) + " is not verified, counterexample, incomplete or error";
+    return false;
+  }
+  for (const auto& kv : j.items()) {
+    if (kv.key() == "spec" && kv.value().is_string()) out.violated_spec = kv.value();
+    else if (kv.value().is_number_integer() && kv.key() != "iterations") out.stats[kv.key()] = kv.value();
+  }
+  *r = out;
+  return true;
+}
+
+int merge(const MergeArgs& a) {
+  if (a.files.empty()) return usage_error("merge: no FILE given: the results of run --shard I/N --json");
+  std::vector<RunResult> parts;
+  std::string err;
+  for (const std::string& f : a.files) {
+    RunResult r;
+    if (!read_shard(f, &r, &err)) return usage_error("merge: " + err);
+    parts.push_back(r);
+  }
+  RunResult merged;
+  if (!merge_shards(parts, &merged, &err)) return usage_error("merge: " + err);
+  std::printf("%s\n", a.json ? json_line(result_json(merged)).c_str() : result_text(merged).c_str());
+  return exit_status(merged);
+}
+
+CommandRun define_merge(CLI::App& cmd) {
+  auto a = std::make_shared<MergeArgs>();
+  // Not CLI11's required(): its usage line would not be the README's [FILE...] form.
+  cmd.add_option("FILE", a->files, "the results of run --shard I/N --json, one file per shard (at least one)")
+      ->type_name("");
+  cmd.add_flag("--json", a->json, "print one JSON object (run's fields)");
+  return [a] { return merge(*a); };
+}
+
+}  // namespace
+
+static CommandRegistrar reg({"merge", "Combine the results of the shards of one search into one verdict.", &define_merge});

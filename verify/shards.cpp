@@ -1,0 +1,190 @@
+#include "verify/shards.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include "verify/all.hpp"
+
+bool parse_shard(const std::string& text, unsigned* index, unsigned* count, std::string* err) {
+  const size_t slash = text.find('/');
+  auto number = [](const std::string& d, unsigned* out) {
+    if (d.empty() || d.size() > 9 || d.find_first_not_of("0123456789") != std::string::npos) return false;
+    *out = (unsigned)std::stoul(d);
+    return true;
+  };
+  unsigned i = 0, n = 0;
+  if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
+      n == 0 || n > kMaxShards || i >= n) {
+    *err = "bad shard '" + text + "': expected I/N with 0 <= I < N <= " + std::to_string(kMaxShards);
+    return false;
+  }
+  *index = i;
+  *count = n;
+  return true;
+}
+
+bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::string* err) {
+  if (parts.empty()) {
+    *err = "no shard results";
+    return false;
+  }
+  unsigned n = 0;
+  std::vector<const RunResult*> by_index;
+  for (const RunResult& p : parts) {
+    unsigned i = 0, count = 0;
+    std::string why;
+    if (!parse_shard(p.shard, &i, &count, &why)) {
+      *err = "a result of " + p.scenario + " is not one shard of a search: " + why;
+      return false;
+    }
+    if (n == 0) {
+      n = count;
+      by_index.assign(n, nullptr);
+    }
+    const RunResult& f = parts.front();
+    if (count != n || p.scenario != f.scenario || p.mutant != f.mutant || p.variant != f.variant || p.search != f.search) {
+      *err = "shard " + p.shard + " is of another search (" + p.scenario + ", mutant " + p.mutant + ", " + p.variant +
+             ", " + p.search + ") than shard " + f.shard + " (" + f.scenario + ", mutant " + f.mutant + ", " +
+             f.variant + ", " + f.search + ")";
+      return false;
+    }
+    if (by_index[i]) {
+      *err = "shard " + p.shard + " is given twice";
+      return false;
+    }
+    by_index[i] = &p;
+  }
+  std::string missing;
+  for (unsigned i = 0; i < n; i++)
+    if (!by_index[i]) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(n);
+  if (!missing.empty()) {
+    *err = "shards missing: " + missing;
+    return false;
+  }
+  RunResult m;
+  const RunResult* verdict = nullptr;  // the shard whose result decides, in order of precedence
+  for (const char* result : {"counterexample", "error", "incomplete"})
+    for (unsigned i = 0; i < n && !verdict; i++)
+      if (by_index[i]->result == result) verdict = by_index[i];
+  if (verdict) {
+    m = *verdict;
+    m.message = "shard " + verdict->shard + ": " + verdict->message;
+  } else {
+    m = *by_index[0];
+    m.result = "verified";
+  }
+  m.shard.clear();
+  m.iterations = 0;
+  m.seconds = 0;
+  for (const RunResult* p : by_index) {
+    m.iterations += p->iterations;
+    m.seconds = std::max(m.seconds, p->seconds);
+    for (const auto& kv : p->stats) m.stats[kv.first] = std::max(m.stats[kv.first], kv.second);
+  }
+  *merged = m;
+  return true;
+}
+
+namespace {
+
+// One shard's child process: its pipe, and what it wrote so far.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string out;
+};
+
+RunResult shard_error(const Scenario& s, const RunOptions& o, unsigned i, unsigned n, const std::string& why) {
+  RunResult r;
+  r.scenario = s.name;
+  r.mutant = o.mutant;
+  r.search = o.search.str();
+  r.variant = o.unbatched ? "unbatched" : "batched";
+  r.result = "error";
+  r.kind = "crash";
+  r.shard = std::to_string(i) + "/" + std::to_string(n);
+  r.message = why;
+  return r;
+}
+
+}  // namespace
+
+RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
+  std::vector<Child> children(jobs);
+  std::fflush(nullptr);  // nothing buffered is written twice
+  for (unsigned i = 0; i < jobs; i++) {
+    int fds[2];
+    if (pipe(fds) != 0) break;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      for (unsigned j = 0; j < i; j++) close(children[j].fd);
+      RunOptions mine = o;
+      mine.shard_index = i;
+      mine.shard_count = jobs;
+      mine.progress = o.progress && i == 0;  // one progress line, not N interleaved
+      Outcome out;
+      out.r = run_scenario(s, mine, true);
+      const std::string line = outcome_wire(out) + "\n";
+      for (size_t done = 0; done < line.size();) {
+        const ssize_t w = write(fds[1], line.data() + done, line.size() - done);
+        if (w <= 0 && errno != EINTR) _exit(1);
+        if (w > 0) done += (size_t)w;
+      }
+      _exit(0);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+      close(fds[0]);
+      break;
+    }
+    children[i].pid = pid;
+    children[i].fd = fds[0];
+  }
+  // Read every pipe as it fills: a large counterexample must not block its child.
+  for (;;) {
+    std::vector<pollfd> open;
+    for (const Child& c : children)
+      if (c.fd >= 0) open.push_back({c.fd, POLLIN, 0});
+    if (open.empty()) break;
+    if (poll(open.data(), open.size(), -1) < 0 && errno != EINTR) break;
+    for (const pollfd& p : open) {
+      if (!p.revents) continue;
+      Child& c = *std::find_if(children.begin(), children.end(), [&](const Child& x) { return x.fd == p.fd; });
+      char buf[65536];
+      const ssize_t got = read(c.fd, buf, sizeof buf);
+      if (got > 0) c.out.append(buf, (size_t)got);
+      else if (got == 0 || errno != EINTR) {
+        close(c.fd);
+        c.fd = -1;
+      }
+    }
+  }
+  std::vector<RunResult> parts;
+  for (unsigned i = 0; i < jobs; i++) {
+    Child& c = children[i];
+    if (c.pid < 0) {
+      parts.push_back(shard_error(s, o, i, jobs, std::string("cannot start its process: ") + std::strerror(errno)));
+      continue;
+    }
+    int status = 0;
+    waitpid(c.pid, &status, 0);
+    Outcome got;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && outcome_from_wire(c.out.substr(0, c.out.find('\n')), &got)) {
+      got.r.shard = std::to_string(i) + "/" + std::to_string(jobs);
+      parts.push_back(got.r);
+    } else {
+      parts.push_back(shard_error(s, o, i, jobs,
+                                  WIFSIGNALED(status) ? "shard's process crashed: signal " + std::to_string(WTERMSIG(status))
+                                                      : "shard's process ended before reporting"));
+    }
+  }
+  RunResult merged;
+  std::string err;
+  merge_shards(parts, &merged, &err);  // the parts are the shards 0..jobs-1 of this search
+  return merged;
+}
