@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include "verify/all.hpp"
+#include "verify/check_filter.hpp"
 #include "verify/cli.hpp"
 #include "verify/coverage.hpp"
 
@@ -26,6 +27,7 @@ namespace fs = std::filesystem;
 
 struct CoverageArgs {
   std::string exceptions, html;
+  CheckFilter filter;
   bool quiet = false;
 };
 
@@ -69,7 +71,8 @@ static int coverage(const CoverageArgs& a) {
   const std::string src = VMAVERIFY_SOURCE_DIR, bin = VMAVERIFY_BINARY_DIR;
   std::string exceptions_file = a.exceptions.empty() ? src + "/verify/coverage_exceptions.txt" : a.exceptions;
   std::vector<CoverageException> exceptions;
-  std::string err;
+  std::string err = a.filter.unmatched(all_check_ids());
+  if (!err.empty()) return usage_error("coverage: " + err);
   if (!read_coverage_exceptions(exceptions_file, &exceptions, &err)) return usage_error("coverage: " + err);
   // Counters of earlier runs would count as reached: start from none.
   std::error_code ec;
@@ -81,7 +84,7 @@ static int coverage(const CoverageArgs& a) {
     total++;
     unexpected += !o.as_expected;
     if (!o.as_expected) std::printf("FAIL %s %s: expected %s\n", o.r.scenario.c_str(), o.r.mutant.c_str(), o.expected.c_str());
-  });
+  }, [&a](const std::string& id) { return a.filter.selects(id); });
   __gcov_dump();
   const std::string json_out = bin + "/coverage.json", log = bin + "/gcovr.log";
   err = run_gcovr(src, bin, json_out, a.html, log);
@@ -95,7 +98,9 @@ static int coverage(const CoverageArgs& a) {
   }
   CoverageReport r;
   if (!coverage_report(report, src, &exceptions, &r, &err)) return usage_error("coverage: " + err);
-  std::printf("coverage of the modelled kernel functions over %d checks (%d unexpected):\n", total, unexpected);
+  const bool subset = !a.filter.only.empty() || !a.filter.skip.empty();
+  std::printf("coverage of the modelled kernel functions over %d checks%s (%d unexpected):\n", total,
+              subset ? " (a subset: --only/--skip)" : "", unexpected);
   std::fputs(coverage_text(r, exceptions).c_str(), stdout);
   if (!a.html.empty()) std::printf("HTML report: %s/index.html\n", a.html.c_str());
   bool stale = std::any_of(exceptions.begin(), exceptions.end(), [](const CoverageException& x) { return !x.used; });
@@ -109,6 +114,10 @@ static CommandRun define_coverage(CLI::App& cmd) {
                  "the branches no scenario can reach, each with its reason\n(default: verify/coverage_exceptions.txt)")
       ->type_name("FILE");
   cmd.add_option("--html", a->html, "also write gcovr's annotated-source HTML report here")->type_name("DIR");
+  cmd.add_option("--only", a->filter.only, "run only the checks PATTERN selects, as all --only (repeatable)")
+      ->type_name("PATTERN");
+  cmd.add_option("--skip", a->filter.skip, "leave out the checks PATTERN selects, as all --skip (repeatable)")
+      ->type_name("PATTERN");
   cmd.add_flag("--quiet", a->quiet, "no progress of long searches on stderr");
   return [a] { return coverage(*a); };
 }

@@ -63,7 +63,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   p.initial_state = o.initial_state.c_str();
   p.collect_history = !o.initial_state.empty();
   // The reduction reads what each step touched from Relacy's history, streamed as it happens.
-  const bool reduced = o.reduce && o.search.kind == SearchSpec::Kind::full && o.initial_state.empty();
+  const bool reduced = (o.reduce || o.search.reduce) && o.search.kind == SearchSpec::Kind::full && o.initial_state.empty();
   history_tap tap;
   std::ostream tap_stream(&tap);
   g_reduce = reduced;

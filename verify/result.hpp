@@ -9,9 +9,10 @@ struct SearchSpec {
   enum class Kind { full, bound, random };
   Kind kind = Kind::full;
   unsigned n = 0;  // context bound, or number of random iterations
+  bool reduce = false;  // full+reduce: full search pruned with sleep sets (README, "The reduction")
 
   std::string str() const;
-  // "full", "bound:N" or "random:N"; false with *err set otherwise. Hand-written: the model's
+  // "full", "full+reduce", "bound:N" or "random:N"; false with *err set otherwise. Hand-written: the model's
   // own three-form grammar, read from scenario tables and traces too; CLI11 checks --search with it.
   static bool parse(const std::string& text, SearchSpec* out, std::string* err);
 };

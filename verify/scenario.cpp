@@ -123,7 +123,7 @@ RunResult run_scenario(const Scenario& s, RunOptions o, bool search_given) {
 
 std::string SearchSpec::str() const {
   switch (kind) {
-    case Kind::full: return "full";
+    case Kind::full: return reduce ? "full+reduce" : "full";
     case Kind::bound: return "bound:" + std::to_string(n);
     case Kind::random: return "random:" + std::to_string(n);
   }
@@ -139,7 +139,8 @@ bool SearchSpec::parse(const std::string& text, SearchSpec* out, std::string* er
     return s.n >= least;
   };
   bool ok = false;
-  if (text == "full") {
+  if (text == "full" || text == "full+reduce") {
+    s.reduce = text == "full+reduce";
     ok = true;
   } else if (text.rfind("bound:", 0) == 0) {
     s.kind = Kind::bound;
@@ -149,7 +150,7 @@ bool SearchSpec::parse(const std::string& text, SearchSpec* out, std::string* er
     ok = number(text.substr(7), 1);
   }
   if (!ok) {
-    if (err) *err = "bad search '" + text + "': expected full, bound:N (N >= 0) or random:N (N > 0)";
+    if (err) *err = "bad search '" + text + "': expected full, full+reduce, bound:N (N >= 0) or random:N (N > 0)";
     return false;
   }
   *out = s;
