@@ -4,7 +4,6 @@
 #include "verify/scenario_base.hpp"
 
 struct rwsem_reader_writer : scenario_base<rwsem_reader_writer, 2> {
-  static constexpr int spurious_wakeups = 1;  // every wait loop must survive a wake-up not meant for it
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
 
