@@ -348,10 +348,12 @@ struct rwsem_count_model final : rw_semaphore {
     long c = count.load(rl::memory_order_relaxed), nw;
     do {
       bool has_handoff = c & RWSEM_FLAG_HANDOFF;
-      // Honour the handoff only when the first waiter set it.
-      if (has_handoff && !mutant(Mutant::try_write_lock_ignores_first_handoff) &&
-          first->handoff_set.load(rl::mo_relaxed, $) && waiter != first)
-        return false;
+      if (has_handoff) {
+        // Honour the handoff only when the first waiter set it.
+        if (first->handoff_set.load(rl::mo_relaxed, $) && waiter != first &&
+            !mutant(Mutant::try_write_lock_ignores_first_handoff))
+          return false;
+      }
       nw = c;
       if (c & RWSEM_LOCK_MASK) {
         if (has_handoff || !rwsem_wait_timed_out()) return false;  // only a waiter that timed out sets handoff

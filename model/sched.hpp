@@ -114,6 +114,8 @@ inline bool __wake_q_add(wake_q_head* head, task_struct* task) {
   VM_CHECK(!task->ghost_freed, "use-after-free", "wake_q_add touched task %d after its last reference was dropped",
            task->pid);
   if (!claimed) return false;
+  // The model's bound on one waker's list (the kernel's is unbounded): a scenario with more tasks must raise it.
+  RL_ASSERT(head->n < (int)(sizeof head->queued / sizeof head->queued[0]));
   head->queued[head->n++] = task;  // *head->lastp = node; head->lastp = &node->next
   return true;
 }

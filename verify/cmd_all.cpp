@@ -12,6 +12,7 @@
 #include "proofs/prover.hpp"
 #include "verify/all.hpp"
 #include "verify/check_filter.hpp"
+#include "verify/coverage_measure.hpp"
 #include "verify/cli.hpp"
 #include "verify/html_report.hpp"
 #include "verify/json_out.hpp"
@@ -63,7 +64,11 @@ static int all(const AllArgs& a) {
   if (err.empty() && !a.summary.empty()) err = unwritable_file("--summary", a.summary, true);
   if (err.empty() && !a.html.empty() && !(err = html_report_dir_problem(a.html)).empty()) err = "--html " + err;
   if (err.empty()) err = a.filter.unmatched(all_check_ids());
+  std::vector<CoverageException> exceptions;
+  if (err.empty() && coverage_measured() && !read_coverage_exceptions(default_coverage_exceptions(), &exceptions, &err))
+    err = "coverage: " + err;
   if (!err.empty()) return usage_error("all: " + err);
+  coverage_reset();
   int unexpected = 0, incomplete = 0, total = 0, selected = 0;
   for (const std::string& id : all_check_ids()) selected += a.filter.selects(id);
   std::vector<Outcome> outcomes;
@@ -104,6 +109,22 @@ static int all(const AllArgs& a) {
   if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("all: " + err);
   if (!a.summary.empty() && !write_markdown_summary(a.summary, outcomes, &err)) return usage_error("all: " + err);
   if (!a.html.empty() && !write_html_report(a.html, "vmaverify all", outcomes, &err)) return usage_error("all: --html " + err);
+  // The branches of the modelled kernel functions no check reached (coverage builds only): an
+  // unreached branch outside the exceptions file fails `all` like an unexpected result.
+  const bool subset = !a.filter.only.empty() || !a.filter.skip.empty();
+  if (coverage_measured()) {
+    CoverageReport cov;
+    err = coverage_collect("", &exceptions, &cov);
+    if (!err.empty()) return usage_error("all: coverage: " + err);
+    const bool stale = std::any_of(exceptions.begin(), exceptions.end(), [](const CoverageException& x) { return !x.used; });
+    const bool gaps = cov.unexcepted_gaps() || stale;
+    if (!json) std::printf("coverage of the modelled kernel functions%s:\n%s", subset ? " (a subset: --only/--skip, not judged)" : "",
+                           coverage_summary_text(cov, exceptions).c_str());
+    if (gaps && !subset) unexpected++;
+  } else if (!json) {
+    std::printf("coverage: not measured (this build has no gcov counters; the coverage preset's build-coverage/vmaverify "
+                "all reports it)\n");
+  }
   if (json)
     std::printf("%s\n", json_line(summary_json(total, unexpected, incomplete, seconds)).c_str());
   else

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -124,6 +125,49 @@ bool coverage_report(const json& gcovr, const std::string& source_dir, std::vect
   return true;
 }
 
+static std::string stale_text(const std::vector<CoverageException>& exceptions) {
+  std::string s;
+  for (const CoverageException& x : exceptions)
+    if (!x.used) s += "stale exception (reached now, or its text no longer matches) at line " + std::to_string(x.line) +
+                      ": " + x.file + " | " + x.text + "\n";
+  return s;
+}
+
+static std::string gap_count_text(const CoverageReport& r) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%d gaps, %d excepted, %d unreached outside the exceptions\n", (int)r.gaps.size(),
+                (int)r.gaps.size() - r.unexcepted_gaps(), r.unexcepted_gaps());
+  return buf;
+}
+
+static std::string gap_text(const CoverageGap& g) {
+  std::string what = g.branches == 0 ? "never run" : std::to_string(g.branches - g.branches_taken) + " of " +
+                                                         std::to_string(g.branches) + " branches never taken";
+  std::string s = (g.excepted ? "excepted   " : "UNREACHED  ") + g.file + ":" + std::to_string(g.line) + " (" +
+                  g.function + "): " + what + ": " + g.code + "\n";
+  if (g.excepted) s += "           why: " + g.excepted->reason + "\n";
+  return s;
+}
+
+std::string coverage_summary_text(const CoverageReport& r, const std::vector<CoverageException>& exceptions) {
+  std::map<std::string, FunctionCoverage> files;
+  for (const FunctionCoverage& f : r.functions) {
+    FunctionCoverage& t = files[f.file];
+    t.kernel_file = f.kernel_file;
+    t.lines += f.lines, t.lines_run += f.lines_run, t.branches += f.branches, t.branches_taken += f.branches_taken;
+  }
+  std::string s;
+  char buf[512];
+  for (const auto& [file, t] : files) {
+    std::snprintf(buf, sizeof buf, "  %-24s %-46s lines %4d/%-4d branches %4d/%-4d\n", file.c_str(),
+                  ("(" + t.kernel_file + ")").c_str(), t.lines_run, t.lines, t.branches_taken, t.branches);
+    s += buf;
+  }
+  for (const CoverageGap& g : r.gaps)
+    if (!g.excepted) s += gap_text(g);
+  return s + stale_text(exceptions) + gap_count_text(r);
+}
+
 std::string coverage_text(const CoverageReport& r, const std::vector<CoverageException>& exceptions) {
   std::string s, file;
   char buf[512];
@@ -136,17 +180,6 @@ std::string coverage_text(const CoverageReport& r, const std::vector<CoverageExc
                   f.branches_taken, f.branches);
     s += buf;
   }
-  for (const CoverageGap& g : r.gaps) {
-    std::string what = g.branches == 0 ? "never run" : std::to_string(g.branches - g.branches_taken) + " of " +
-                                                           std::to_string(g.branches) + " branches never taken";
-    s += (g.excepted ? "excepted   " : "UNREACHED  ") + g.file + ":" + std::to_string(g.line) + " (" + g.function +
-         "): " + what + ": " + g.code + "\n";
-    if (g.excepted) s += "           why: " + g.excepted->reason + "\n";
-  }
-  for (const CoverageException& x : exceptions)
-    if (!x.used) s += "stale exception (reached now, or its text no longer matches) at line " + std::to_string(x.line) +
-                      ": " + x.file + " | " + x.text + "\n";
-  std::snprintf(buf, sizeof buf, "%d gaps, %d excepted, %d unreached outside the exceptions\n", (int)r.gaps.size(),
-                (int)r.gaps.size() - r.unexcepted_gaps(), r.unexcepted_gaps());
-  return s + buf;
+  for (const CoverageGap& g : r.gaps) s += gap_text(g);
+  return s + stale_text(exceptions) + gap_count_text(r);
 }

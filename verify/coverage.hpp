@@ -47,3 +47,5 @@ bool coverage_report(const nlohmann::json& gcovr, const std::string& source_dir,
 
 // The report as text, one function per line and one line per gap.
 std::string coverage_text(const CoverageReport& r, const std::vector<CoverageException>& exceptions);
+// The short form for `vmaverify all`: each model file's totals and the gaps outside the exceptions.
+std::string coverage_summary_text(const CoverageReport& r, const std::vector<CoverageException>& exceptions);

@@ -225,6 +225,43 @@ struct munmap_against : scenario_base<Derived, 2> {
   }
 };
 
+// The common shape of a failed-fork scenario (kernel/fork.c): the child's maple tree holds the
+// VMAs dup_mmap copied (Derived::kLayout), then XA_ZERO_ENTRY where it stopped, then the
+// parent's VMA (Derived::kParentVma) that was never copied. The child exits while an rmap
+// walker walks that VMA's file; free_pgtables must stop at the marker.
+template <class Derived>
+struct failed_fork_against : scenario_base<Derived, 2> {
+  teardown_world<rwsem_abstract> w;
+  mm_struct* child;
+  mm_struct parent{"parent process"};
+  vm_area_struct* parents_vma;
+
+  failed_fork_against() {
+    w.set_files(Derived::kLayout.files, (int)std::size(Derived::kLayout.files));
+    child = w.add_mm("child of a failed fork", Derived::kLayout.vmas, (int)std::size(Derived::kLayout.vmas));
+    parents_vma = w.new_vma(Derived::kParentVma, &parent);
+    w.link_at_setup(parents_vma);
+    child->vmas[child->mt_entries++] = &g_xa_zero_entry;  // mas_store(&vmi.mas, XA_ZERO_ENTRY)
+    child->vmas[child->mt_entries++] = parents_vma;
+  }
+
+  void thread(unsigned i) {
+    if (i == 0)
+      exit_mmap(child);
+    else
+      rmap_walk_file(parents_vma->vm_file->f_mapping, 0);
+  }
+
+  void after() {
+    w.check_torn_down(child);
+    w.check_tables_kept(parents_vma);
+    unsigned torn = 0;
+    for (int i = 0; i < child->nr; i++) torn |= 1u << child->vmas[i]->id;
+    w.check_trees_after(torn, 0);
+    w.report_write_locks(0);
+  }
+};
+
 // The VMAs of a scenario's layout that its teardown thread tears down, for the lock figures:
 // all of them, or [kFirst, kFirst + kCount) where the scenario says so (munmap).
 template <class S, class = void>
