@@ -91,7 +91,8 @@ static void mapping_unmap_writable(address_space* mapping) {
   mapping->ghost_map_writable_holds--;
 }
 
-// unmap_region (mm/mmap.c, v6.11) for the VMAs of *detached, unmap_vmas left out.
+// unmap_region (mm/mmap.c, v6.11) for the VMAs of *detached (munmap's detached tree, or the
+// mm's tree from the failed VMA on), unmap_vmas left out.
 static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area_struct* next,
                          bool mm_wr_locked) {
   g_exiting_mm[rl::thread_index()] = detached;
@@ -114,8 +115,12 @@ void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next
     vma_link_file(vma);
   } else {  // unmap_and_free_vma
     if (!mutant(Mutant::mmap_error_keeps_vm_file)) vma->vm_file = nullptr;  // fput
+    // vma_iter_set(&vmi, vma->vm_end): free_pgtables walks the mm's own tree from the failed
+    // VMA on, so that its mas_find meets next, beyond the ceiling, and stops there.
     detached->vmas[0] = vma;
-    detached->nr = detached->mt_entries = 1;
+    detached->nr = 1;
+    if (next) detached->vmas[1] = next;
+    detached->mt_entries = next ? 2 : 1;
     unmap_region(vma->vm_mm, detached, prev, next, true);
   }
   if (writable_file_mapping) mapping_unmap_writable(f->f_mapping);

@@ -1,6 +1,6 @@
 // The faithful rw_semaphore under the batch, with all three kinds of i_mmap_rwsem user at once:
 // an exit tears down [A][A] (one batch, one write lock), an rmap walk on A reads, and another
-// process mmaps A (vma_link_file, a second writer). Three tasks, so that the teardown's writer
+// process mmaps A (mmap_region, whose vma_link_file is a second writer). Three tasks, so that the teardown's writer
 // can queue behind the walker while the mmap writer queues behind it (rwsem_mark_wake wakes a
 // writer after a reader, and the unlock of one writer hands the lock to the next).
 #include "verify/teardown_world.hpp"
@@ -29,7 +29,7 @@ struct rwsem_teardown_walker_mmap : scenario_base<rwsem_teardown_walker_mmap, 3>
     else if (i == 1)
       rmap_walk_file(&w.mappings[0], 0x10);
     else
-      vma_link_file(mapped);
+      mmap_region(mapped, nullptr, nullptr, false, nullptr);
     do_exit();  // the task's own reference goes: a late waker must have taken one
   }
 
