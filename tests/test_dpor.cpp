@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <ostream>
 #include "verify/explore.hpp"
+// Relacy defines new and delete as macros (its heap during iterations); GoogleTest's TEST
+// registration needs the keywords, outside any iteration.
+#undef new
+#undef delete
 
 namespace {
 
@@ -56,11 +60,11 @@ Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1) {
 struct independent : rl::test_suite<independent, 3> {
   rl::atomic<int> x[3];
   void before() {
-    for (auto& a : x) a.store(0, rl::mo_relaxed);
+    for (auto& a : x) a.store(0, rl::mo_relaxed, $);
     begin_iteration();
   }
   void thread(unsigned i) {
-    for (int k = 1; k <= 3; k++) x[i].store(k, rl::mo_relaxed);
+    for (int k = 1; k <= 3; k++) x[i].store(k, rl::mo_relaxed, $);
   }
 };
 
@@ -69,25 +73,25 @@ struct independent : rl::test_suite<independent, 3> {
 struct reversed_chain : rl::test_suite<reversed_chain, 3> {
   rl::atomic<int> a, b, c, own[3];
   void before() {
-    a.store(0, rl::mo_relaxed);
-    b.store(0, rl::mo_relaxed);
-    c.store(0, rl::mo_relaxed);
-    for (auto& o : own) o.store(0, rl::mo_relaxed);
+    a.store(0, rl::mo_relaxed, $);
+    b.store(0, rl::mo_relaxed, $);
+    c.store(0, rl::mo_relaxed, $);
+    for (auto& o : own) o.store(0, rl::mo_relaxed, $);
     begin_iteration();
   }
   void thread(unsigned i) {
-    own[i].store(1, rl::mo_relaxed);
-    own[i].store(2, rl::mo_relaxed);
-    if (i == 2) a.store(1, rl::mo_release);
-    if (i == 1 && a.load(rl::mo_acquire) == 1) b.store(1, rl::mo_release);
-    if (i == 0 && b.load(rl::mo_acquire) == 1) c.store(1, rl::mo_relaxed);
+    own[i].store(1, rl::mo_relaxed, $);
+    own[i].store(2, rl::mo_relaxed, $);
+    if (i == 2) a.store(1, rl::mo_release, $);
+    if (i == 1 && a.load(rl::mo_acquire, $) == 1) b.store(1, rl::mo_release, $);
+    if (i == 0 && b.load(rl::mo_acquire, $) == 1) c.store(1, rl::mo_relaxed, $);
   }
-  void after() { RL_ASSERT(c.load(rl::mo_relaxed) == 0); }
+  void after() { RL_ASSERT(c.load(rl::mo_relaxed, $) == 0); }
 };
 
 // The same without the check: the outcomes (which of b and c were set) are compared instead.
 struct chain_outcomes : reversed_chain {
-  void after() { seen(b.load(rl::mo_relaxed) * 2 + c.load(rl::mo_relaxed)); }
+  void after() { seen(b.load(rl::mo_relaxed, $) * 2 + c.load(rl::mo_relaxed, $)); }
 };
 
 // Three threads taking one mutex (waiters park in Relacy): every lock order must be reached.
@@ -97,15 +101,15 @@ struct lock_order : rl::test_suite<lock_order, 3> {
   rl::atomic<int> own[3];
   void before() {
     order($) = 0;
-    for (auto& o : own) o.store(0, rl::mo_relaxed);
+    for (auto& o : own) o.store(0, rl::mo_relaxed, $);
     begin_iteration();
   }
   void thread(unsigned i) {
-    own[i].store(1, rl::mo_relaxed);
+    own[i].store(1, rl::mo_relaxed, $);
     m.lock($);
     order($) = order($) * 4 + (int)i + 1;
     m.unlock($);
-    own[i].store(2, rl::mo_relaxed);
+    own[i].store(2, rl::mo_relaxed, $);
   }
   void after() { seen((unsigned)order($)); }  // 3 digits in base 4: below 64
 };
@@ -117,21 +121,21 @@ struct wake_up : rl::test_suite<wake_up, 3> {
   rl::atomic<int> flag, busy;
   void before() {
     ev.init(false, false, RL_INFO);
-    flag.store(0, rl::mo_relaxed);
-    busy.store(0, rl::mo_relaxed);
+    flag.store(0, rl::mo_relaxed, $);
+    busy.store(0, rl::mo_relaxed, $);
     begin_iteration();
   }
   void thread(unsigned i) {
     if (i == 0) {
-      flag.store(1, rl::mo_release);
+      flag.store(1, rl::mo_release, $);
       ev.set(RL_INFO);
     } else if (i == 1) {
-      const int early = flag.load(rl::mo_acquire);
+      const int early = flag.load(rl::mo_acquire, $);
       if (!early) ev.wait(false, false, RL_INFO);
-      seen(early * 4 + flag.load(rl::mo_acquire) * 2 + busy.load(rl::mo_relaxed));
+      seen(early * 4 + flag.load(rl::mo_acquire, $) * 2 + busy.load(rl::mo_relaxed, $));
     } else {
-      busy.store(1, rl::mo_relaxed);
-      busy.store(1, rl::mo_relaxed);
+      busy.store(1, rl::mo_relaxed, $);
+      busy.store(1, rl::mo_relaxed, $);
     }
   }
   void after() { ev.deinit(RL_INFO); }
@@ -141,21 +145,21 @@ struct wake_up : rl::test_suite<wake_up, 3> {
 struct relaxed_values : rl::test_suite<relaxed_values, 3> {
   rl::atomic<int> x, other;
   void before() {
-    x.store(0, rl::mo_relaxed);
-    other.store(0, rl::mo_relaxed);
+    x.store(0, rl::mo_relaxed, $);
+    other.store(0, rl::mo_relaxed, $);
     begin_iteration();
   }
   void thread(unsigned i) {
     if (i == 0) {
-      x.store(1, rl::mo_relaxed);
-      x.store(2, rl::mo_relaxed);
+      x.store(1, rl::mo_relaxed, $);
+      x.store(2, rl::mo_relaxed, $);
     } else if (i == 1) {
-      const int r1 = x.load(rl::mo_relaxed);
-      const int r2 = x.load(rl::mo_relaxed);
+      const int r1 = x.load(rl::mo_relaxed, $);
+      const int r2 = x.load(rl::mo_relaxed, $);
       seen(r1 * 3 + r2);
     } else {
-      other.store(1, rl::mo_relaxed);
-      other.store(2, rl::mo_relaxed);
+      other.store(1, rl::mo_relaxed, $);
+      other.store(2, rl::mo_relaxed, $);
     }
   }
 };
