@@ -1,8 +1,11 @@
 // explore_bench [RUNS] [SCENARIO...]: time each scenario's exploration under its own search
 // (and the unbatched baseline where there is one), RUNS times (default 5), and print the median
 // seconds, the iteration count and iterations per second; for a full search also the reduced
-// search (--reduce) and the search split over two processes (--jobs 2). Not a test.
+// search (--reduce) or, for a reduced one, plain full search (within kPlainBudget iterations),
+// and its own search split over two processes (--jobs 2); for a bounded one also the reduced
+// full search (within kReducedBudget). A search stopped by its budget prints `incomplete`. Not a test.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -11,7 +14,9 @@
 #include "verify/scenario.hpp"
 #include "verify/shards.hpp"
 
-enum class Mode { plain, reduced, jobs2 };
+enum class Mode { own, plain, reduced, jobs2 };
+
+constexpr uint64_t kPlainBudget = 5000000, kReducedBudget = 500000;
 
 static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
   std::vector<double> secs;
@@ -19,15 +24,17 @@ static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
   for (int i = 0; i < runs; i++) {
     RunOptions o;
     o.unbatched = unbatched;
-    SearchSpec::parse(s.search, &o.search, nullptr);
+    SearchSpec::parse(mode == Mode::own || mode == Mode::jobs2 ? s.search : "full", &o.search, nullptr);
     o.reduce = mode == Mode::reduced;
+    if (mode == Mode::plain) o.budget = kPlainBudget;
+    if (mode == Mode::reduced && o.search.str() != s.search) o.budget = kReducedBudget;
     auto t0 = std::chrono::steady_clock::now();  // wall clock: --jobs runs in child processes
     r = mode == Mode::jobs2 ? run_jobs(s, o, 2) : run_scenario(s, o, true);
     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(secs.begin(), secs.end());
   double median = secs[secs.size() / 2];
-  const char* how = mode == Mode::plain ? "" : mode == Mode::reduced ? " reduce" : " jobs 2";
+  const char* how = mode == Mode::own ? "" : mode == Mode::plain ? " plain" : mode == Mode::reduced ? " reduce" : " jobs 2";
   std::printf("%-28s %-9s %-8s%-7s %-10s %12llu %10.3f %12.0f\n", s.name.c_str(), unbatched ? "unbatched" : "batched",
               r.search.c_str(), how, r.result.c_str(), (unsigned long long)r.iterations, median,
               median > 0 ? r.iterations / median : 0.0);
@@ -35,10 +42,11 @@ static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
 }
 
 static void bench_all_modes(const Scenario& s, bool unbatched, int runs) {
-  bench(s, unbatched, Mode::plain, runs);
-  if (s.search != "full") return;
-  bench(s, unbatched, Mode::reduced, runs);
-  bench(s, unbatched, Mode::jobs2, runs);
+  bench(s, unbatched, Mode::own, runs);
+  const bool full = s.search == "full" || s.search == "full+reduce";
+  if (s.search == "full+reduce") bench(s, unbatched, Mode::plain, runs);
+  if (s.search != "full+reduce") bench(s, unbatched, Mode::reduced, runs);
+  if (full) bench(s, unbatched, Mode::jobs2, runs);
 }
 
 int main(int argc, char** argv) {

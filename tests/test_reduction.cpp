@@ -1,6 +1,8 @@
-// Differential tests of the sleep-set reduction (README, "The reduction"): wherever plain full
-// search ends, the reduced search gives the same verdict, reaches the same batch states and the
-// same figures, catches every mutant with the same failure kind, in no more iterations.
+// Differential tests of the reduction (source-DPOR with sleep sets; README, "The reduction"):
+// wherever plain full search ends, the reduced search gives the same verdict, reaches the same
+// batch states and the same figures (a race the reduction had to answer by exploring every
+// thread shows as the figure "reduction fallbacks", so it fails here), catches every mutant with
+// the same failure kind, in no more iterations.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdio>
@@ -61,7 +63,9 @@ TEST(Reduction, SameVerdictStatesAndFiguresOnEveryScenario) {
                 (unsigned long long)reduced.r.iterations, (double)plain.r.iterations / std::max<uint64_t>(1, reduced.r.iterations));
   }
   EXPECT_GE(compared, 15);
-  EXPECT_LT(reduced_total * 2, plain_total) << "the reduction no longer reduces";
+  std::printf("all %d: plain %llu, reduced %llu, ratio %.1f\n", compared, (unsigned long long)plain_total,
+              (unsigned long long)reduced_total, (double)plain_total / std::max<uint64_t>(1, reduced_total));
+  EXPECT_LT(reduced_total * 20, plain_total) << "the reduction no longer reduces";
 }
 
 // Every mutant that plain full search catches within the budget is caught by the reduced search

@@ -116,7 +116,7 @@ CommandRun define_run(CLI::App& cmd) {
             return parse_shard(v, &i, &n, &err) ? std::string() : err;
           },
           "", "shard"));
-  cmd.add_flag("--reduce", a->reduce, "full search: skip interleavings equivalent to explored ones (sleep sets)");
+  cmd.add_flag("--reduce", a->reduce, "full search: skip interleavings equivalent to explored ones (source-DPOR with sleep sets)");
   cmd.add_flag("--unbatched", a->unbatched, "run the pre-patch free_pgtables (one unlink_file_vma per VMA)");
   cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
       ->type_name("FILE");

@@ -10,6 +10,7 @@ namespace exploration {
 ShardPlan g_shard;
 uint64_t g_foreign_iterations = 0;
 bool g_reduce = false;
+uint64_t g_reduction_fallbacks = 0;
 history_tap* g_history_tap = nullptr;
 rl::string g_failure_state;
 
@@ -151,8 +152,13 @@ void begin(const Scenario& s, const RunOptions& o) {
   g.nstats = 0;
   // About 2^20 slices in all: the tree splits some 20 binary choices deep, below which the
   // first iterations' paths run on (a leaf above that depth is run by several shards, owned by one).
-  g_shard = {o.shard_index, o.shard_count, o.shard_count * std::max(1u, (1u << 20) / o.shard_count)};
+  // A reduced search explores every thread above the split (verify/shard_scheduler.hpp), so
+  // it splits a few choices deep only: 16 slices per shard.
+  const bool reduced = (o.reduce || o.search.reduce) && o.search.kind == SearchSpec::Kind::full;
+  g_shard = {o.shard_index, o.shard_count,
+             o.shard_count * (reduced ? 16u : std::max(1u, (1u << 20) / o.shard_count))};
   g_foreign_iterations = 0;
+  g_reduction_fallbacks = 0;
 }
 
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {
@@ -183,6 +189,8 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
   if (o.shard_count > 1) res.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
   res.seconds = seconds;
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
+  // Shown only when it happened: a race the reduction had to answer by exploring every thread.
+  if (g_reduction_fallbacks) res.stats["reduction fallbacks"] = (long)g_reduction_fallbacks;
   g_active_mutant = Mutant::none;
   g_teardown_variant = teardown_variant::batched;
   if (r == rl::test_result_until_condition_hit) {

@@ -1,7 +1,8 @@
 // vmaverify's full search: Relacy's own depth-first tree search (rl::tree_search_scheduler,
 // relacy/full_search_scheduler.hpp), restricted to one shard of the search tree and, when
-// asked, pruned by sleep sets (README, "The reduction"). Only the choice of the next index at
-// each decision node is ours; scheduling, yields, timed and spurious wake-ups are Relacy's.
+// asked, reduced by source-DPOR with sleep sets (Abdulla et al., POPL 2014; README, "The
+// reduction"). Only the choice of the next index at each thread-choice node is ours;
+// scheduling, yields, timed and spurious wake-ups are Relacy's.
 // With one shard and no reduction it explores exactly what rl::full_search_scheduler explores,
 // in the same order; its paths are Relacy's search states, replayed by Relacy's own scheduler.
 #pragma once
@@ -20,8 +21,11 @@ extern ShardPlan g_shard;
 // Iterations this process ran but does not own (a leaf reached before the tree split far
 // enough to give it one owner): run by several shards, counted by its owner only.
 extern uint64_t g_foreign_iterations;
-// Sleep-set reduction on; the footprints of the steps come from this tap on Relacy's history.
+// Reduction on; the footprints of the steps come from this tap on Relacy's history.
 extern bool g_reduce;
+// Races the reduction could not place on a thread choice (none while the model keeps to the
+// README's rules); each made every earlier thread choice of its iteration explore all threads.
+extern uint64_t g_reduction_fallbacks;
 extern history_tap* g_history_tap;
 // The search state of the failing iteration (Relacy writes none when it collects history, as
 // the reduction needs): "ITERATION PATH", as Relacy's own get_state writes it.
@@ -48,6 +52,8 @@ template <rl::thread_id_t thread_count>
 class shard_scheduler
     : public rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
                                        thread_count> {
+  static_assert(thread_count <= 32, "thread sets are 32-bit masks");
+
  public:
   typedef rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
                                     thread_count>
@@ -72,27 +78,39 @@ class shard_scheduler
   // As tree_search_scheduler's, but through our rand_impl.
   rl::thread_id_t iteration_begin_impl() {
     this->stree_depth_ = 0;
+    steps_.clear();
+    pool_.clear();
+    enablers_.clear();
+    pending_.clear();
     step_.clear();
-    step_node_ = -1;
+    in_step_ = false;
     sleep_blocked_ = false;
+    blocked_at_ = SIZE_MAX;
     carried_.clear();
     no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
+    choice_depth_ = -1;
     unsigned const index = rand_impl(this->running_threads_count, rl::sched_type_sched);
-    return this->running_threads[index];
+    const rl::thread_id_t th = this->running_threads[index];
+    if (g_reduce) begin_step(th);
+    return th;
   }
 
   // Relacy's backtracking (the deepest node with a next choice), skipping other shards' choices
-  // and threads asleep at that node.
+  // and, at thread choices, every thread that is asleep or not in the node's backtrack set.
   bool iteration_end_impl() {
     RL_VERIFY(this->stree_depth_ == this->stree_.size());
-    end_step();
+    if (g_reduce) {
+      end_step();
+      add_backtracks();
+    }
     const ShardRange leaf = this->stree_.empty() ? root()
                                                  : child_range(node_.back().range, this->stree_.back().count_,
                                                                this->stree_.back().index_);
     if (leaf.lo % g_shard.count != g_shard.index) g_foreign_iterations++;
     for (size_t i = this->stree_.size(); i != 0; --i) {
       auto& n = this->stree_[i - 1];
-      const unsigned next = next_choice(node_[i - 1], n.count_, n.index_ + 1);
+      const Node& nd = node_[i - 1];
+      const unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
       if (next < n.count_) {
         this->stree_.resize(i);
         node_.resize(i);
@@ -107,7 +125,10 @@ class shard_scheduler
   unsigned rand_impl(unsigned limit, rl::sched_type t) {
     const size_t depth = this->stree_depth_++;
     const bool decision = t == rl::sched_type_sched && !no_reduction_;
-    if (decision) end_step();  // the step chosen at the last decision ends here
+    if (t == rl::sched_type_sched) {
+      choice_depth_ = (long)depth;
+      choice_decision_ = decision;
+    }
     if (depth == this->stree_.size()) {
       Node node;
       node.range = depth == 0 ? root()
@@ -115,45 +136,61 @@ class shard_scheduler
                                             this->stree_[depth - 1].index_);
       node.decision = decision;
       node.single = sleep_blocked_;
+      unsigned first;
       if (decision) {
         for (unsigned j = 0; j < limit; j++) node.thread[j] = this->running_threads[j];
         node.sleep = carried_;
-      }
-      unsigned first = next_choice(node, limit, 0);
-      if (first == limit && decision) {
-        // Every thread that may run here is asleep: every run from here is equivalent to one
-        // explored elsewhere. The iteration must still end: one path, no alternatives below.
-        sleep_blocked_ = node.single = true;
-        node.sleep.clear();
+        // Above the depth where the tree splits into shards, every thread is explored: the
+        // races that would ask for them may lie in another shard's subtrees.
+        node.full = g_shard.count > 1 && node.range.hi - node.range.lo > 1;
+        first = next_choice(node, limit, 0);
+        if (first == limit) {
+          // Every thread that may run here is asleep: every run from here is equivalent to one
+          // explored elsewhere. The iteration must still end: one path, no alternatives below.
+          sleep_blocked_ = node.single = true;
+          node.sleep.clear();
+          first = next_choice(node, limit, 0);
+        }
+        if (first < limit) node.backtrack |= bit(node.thread[first]);
+      } else {
         first = next_choice(node, limit, 0);
       }
       RL_VERIFY(first < limit);  // the children's ranges cover r, which has a slice of this shard
       typename base_t::stree_node n = {limit, first, t, 0};
       this->stree_.push_back(n);
       node_.push_back(node);
-      if (decision) begin_step(depth);
-      return first;
     }
     auto& n = this->stree_[depth];
     // A node that differs from the recorded one: the test is not deterministic (Relacy's own check).
     RL_VERIFY(n.type_ == t);
     RL_VERIFY(n.count_ == limit);
     RL_VERIFY(n.index_ < n.count_);
-    RL_VERIFY(node_[depth].decision == decision);  // the same path decides the same way
-    if (decision) begin_step(depth);
+    Node& nd = node_[depth];
+    RL_VERIFY(nd.decision == decision);  // the same path decides the same way
+    if (decision) {
+      nd.explored |= bit(nd.thread[n.index_]);
+      if (nd.single && blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
+    }
     return n.index_;
   }
 
-  // Relacy's, but noting what the reduction does not reason about: a yield (it reorders other
-  // threads' priorities), a timed or spuriously waking waiter (woken by a choice that is not a
-  // thread choice), and a switch no decision made (the thread ran alone until it blocked or
-  // ended): any of these turns the reduction off for the rest of the iteration, or for the step.
+  // Relacy's, with the step boundaries the reduction needs: the running step ends when its
+  // thread reaches Relacy's scheduler, the next begins with the thread Relacy switches to.
+  // A yield (every park is one) changes when the other threads may run again (Relacy's yield
+  // priorities): such a step conflicts with every step. A timed or spuriously waking waiter
+  // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
   rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
-    if (yield || this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
-    const size_t before = this->stree_depth_;
+    if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
+    if (g_reduce) {
+      if (yield || no_reduction_) step_.global = true;
+      end_step();
+    }
+    choice_depth_ = -1;
     const rl::thread_id_t th = base_t::schedule_impl(reason, yield);
-    if (th != this->thread_->index_ && this->stree_depth_ == before) step_.global = true;
-    if (no_reduction_) step_.global = true;
+    if (g_reduce) {
+      note_enabled();
+      begin_step(th);
+    }
     return th;
   }
 
@@ -167,6 +204,9 @@ class shard_scheduler
   }
 
  private:
+  typedef uint32_t Threads;  // a set of threads, bit i for thread i
+  static Threads bit(rl::thread_id_t th) { return Threads(1) << th; }
+
   // A thread whose next step is known to lead only where the search has been (asleep), or a
   // thread choice explored at a node: the thread and what its step touched.
   struct Entry {
@@ -178,16 +218,40 @@ class shard_scheduler
     ShardRange range;        // the slices of this node's subtree
     bool decision = false;   // a thread choice where the reduction applies
     bool single = false;     // below a state where every thread was asleep: no alternatives
+    bool full = false;       // decision: explore every thread that is not asleep
+    Threads backtrack = 0;   // decision: the threads to explore here (source set)
+    Threads explored = 0;    // decision: the threads explored here so far
     rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
     Entries sleep;           // decision: asleep on arrival
     Entries done;            // decision: each choice taken, with the union of its steps' footprints
   };
   typename rl::vector<Node>::type node_;  // parallel to stree_
 
+  // One step of the current iteration: what ran from one entry into Relacy's scheduler to the next.
+  enum class Chosen { decision, every, forced };  // at a thread choice / a node explored in full / no choice
+  struct Step {
+    rl::thread_id_t thread;
+    Chosen chosen;
+    long node;                     // decision: the node that chose it
+    size_t objects_begin, objects_end;  // its footprint in pool_
+    bool global;
+    size_t enablers_begin, enablers_end;  // in enablers_: the steps that unblocked its thread
+  };
+  typename rl::vector<Step>::type steps_;
+  typename rl::vector<uintptr_t>::type pool_;
+  typename rl::vector<size_t>::type enablers_;
+  typename rl::vector<std::pair<rl::thread_id_t, size_t>>::type pending_;  // (thread, step that unblocked it)
+  typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
+  typename rl::vector<std::pair<size_t, size_t>>::type races_;
+  unsigned block_count_[thread_count];      // at the start of the current step
+
   Footprint step_;          // what the current step has touched so far (filled by the history tap)
-  long step_node_ = -1;     // the decision node that chose the current step
+  bool in_step_ = false;
+  long choice_depth_ = -1;  // the thread-choice node of the step about to begin, -1 if none
+  bool choice_decision_ = false;
   Entries carried_;         // asleep when the current step ends, before filtering by it
   bool sleep_blocked_ = false, no_reduction_ = true;
+  size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
 
   static ShardRange root() { return {0, g_shard.slices}; }
 
@@ -205,6 +269,17 @@ class shard_scheduler
     return count;
   }
 
+  // The next thread to explore at a thread choice: this shard's, not explored yet, in the
+  // backtrack set (or any, above the shard split), not asleep; count if none.
+  static unsigned next_thread_choice(const Node& n, unsigned count) {
+    if (n.single) return count;
+    for (unsigned j = next_own(n.range, count, 0); j < count; j = next_own(n.range, count, j + 1)) {
+      const Threads t = bit(n.thread[j]);
+      if (!(n.explored & t) && (n.full || (n.backtrack & t)) && !asleep(n, n.thread[j])) return j;
+    }
+    return count;
+  }
+
   // The first child index >= from whose subtree is (also) this shard's; count if none.
   static unsigned next_own(ShardRange r, unsigned count, unsigned from) {
     if (r.hi - r.lo == 1) return from;  // the subtree is one slice, this shard's
@@ -213,29 +288,164 @@ class shard_scheduler
     return count;
   }
 
-  // Decision node d chose this step: asleep are the node's sleepers and the choices already
-  // explored there (their subtrees are done), until a step they conflict with runs.
-  void begin_step(size_t d) {
-    Node& n = node_[d];
-    const rl::thread_id_t th = n.thread[this->stree_[d].index_];
-    if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
-    carried_ = n.sleep;
-    for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
-    step_node_ = (long)d;
-    step_.clear();
+  static bool entries_have(const Entries& es, rl::thread_id_t th) {
+    for (const Entry& e : es)
+      if (e.thread == th) return true;
+    return false;
   }
 
-  // The step ends: its footprint joins its choice's, and the sleepers it conflicts with wake.
+  // A step of thread th begins: chosen at a decision node (asleep are then the node's sleepers
+  // and the choices already explored there, until a step they conflict with runs), at a node
+  // explored in full, or by no choice at all (th was the only thread that could run).
+  void begin_step(rl::thread_id_t th) {
+    Step s;
+    s.thread = th;
+    s.chosen = choice_depth_ < 0 ? Chosen::forced : choice_decision_ ? Chosen::decision : Chosen::every;
+    s.node = choice_depth_;
+    s.objects_begin = s.objects_end = 0;
+    s.global = false;
+    s.enablers_begin = enablers_.size();
+    for (size_t i = 0; i < pending_.size();)
+      if (pending_[i].first == th) {
+        enablers_.push_back(pending_[i].second);
+        pending_[i] = pending_.back();
+        pending_.pop_back();
+      } else {
+        i++;
+      }
+    s.enablers_end = enablers_.size();
+    if (no_reduction_) carried_.clear();
+    if (s.chosen == Chosen::decision) {
+      Node& n = node_[s.node];
+      if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
+      carried_ = n.sleep;
+      for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
+    } else if (s.chosen == Chosen::forced && !sleep_blocked_ && entries_have(carried_, th)) {
+      // The only thread that can run is asleep: as when every thread is asleep at a choice.
+      sleep_blocked_ = true;
+      if (blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
+    }
+    for (rl::thread_id_t i = 0; i < thread_count; i++) block_count_[i] = this->threads_[i].block_count_;
+    steps_.push_back(s);
+    step_.clear();
+    in_step_ = true;
+  }
+
+  // The step ends: its footprint is kept, joins its choice's, and the sleepers it conflicts with wake.
   void end_step() {
-    if (step_node_ < 0) return;
-    Node& n = node_[step_node_];
-    const rl::thread_id_t th = n.thread[this->stree_[step_node_].index_];
-    n.done.back().touched.merge(step_);
+    if (!in_step_) return;
+    in_step_ = false;
+    Step& s = steps_.back();
+    s.objects_begin = pool_.size();
+    pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
+    s.objects_end = pool_.size();
+    s.global = step_.global;
+    if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
     Entries still;
     for (const Entry& e : carried_)
-      if (e.thread != th && !e.touched.conflicts(step_)) still.push_back(e);
+      if (e.thread != s.thread && !e.touched.conflicts(step_)) still.push_back(e);
     carried_ = still;
-    step_node_ = -1;
+  }
+
+  // After Relacy's scheduler ran: a thread whose block count the last step lowered (an unpark,
+  // or a yield priority that step's scheduling released) can run next only after it. Such a
+  // step precedes the unblocked thread's next step (it is no race: the order cannot be swapped).
+  void note_enabled() {
+    if (steps_.empty()) return;
+    const size_t last = steps_.size() - 1;
+    for (rl::thread_id_t i = 0; i < thread_count; i++) {
+      const unsigned now = this->threads_[i].block_count_;
+      if (i == steps_[last].thread) continue;
+      if (now < block_count_[i]) pending_.push_back({i, last});
+      if (now > block_count_[i]) steps_[last].global = true;  // another thread blocked: not expected
+    }
+  }
+
+  bool conflict(const Step& a, const Step& b) const {
+    if (a.global || b.global) return true;
+    for (size_t x = a.objects_begin; x < a.objects_end; x++)
+      for (size_t y = b.objects_begin; y < b.objects_end; y++)
+        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1)) return true;
+    return false;
+  }
+
+  // Source-DPOR (Abdulla et al. 2014, Algorithm 1), on the iteration that just ended: for each
+  // race, two conflicting steps i < j of different threads with no step ordered between them,
+  // a thread that can start the reversed order (an initial of notdep(i).j) joins the backtrack
+  // set of the thread choice that chose i, unless one of them is already there.
+  void add_backtracks() {
+    const size_t m = std::min(steps_.size(), blocked_at_);
+    if (m == 0) return;
+    clocks_.assign(m * thread_count, -1);
+    races_.clear();
+    long last_of[thread_count];
+    for (rl::thread_id_t t = 0; t < thread_count; t++) last_of[t] = -1;
+    for (size_t j = 0; j < m; j++) {
+      long* cj = &clocks_[j * thread_count];
+      const Step& sj = steps_[j];
+      if (last_of[sj.thread] >= 0) std::copy_n(&clocks_[last_of[sj.thread] * thread_count], thread_count, cj);
+      for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) join(cj, enablers_[e]);
+      for (size_t i = j; i-- != 0;) {
+        const Step& si = steps_[i];
+        if (si.thread == sj.thread || cj[si.thread] >= (long)i || !conflict(si, sj)) continue;
+        races_.push_back({i, j});
+        join(cj, i);
+      }
+      cj[sj.thread] = (long)j;
+      last_of[sj.thread] = (long)j;
+    }
+    for (const auto& r : races_) reverse_race(r.first, r.second);
+  }
+
+  void join(long* c, size_t i) {
+    const long* ci = &clocks_[i * thread_count];
+    for (rl::thread_id_t t = 0; t < thread_count; t++) c[t] = std::max(c[t], ci[t]);
+    c[steps_[i].thread] = std::max(c[steps_[i].thread], (long)i);
+  }
+  bool before(size_t a, size_t b) const { return clocks_[b * thread_count + steps_[a].thread] >= (long)a; }
+
+  void reverse_race(size_t i, size_t j) {
+    const Step& si = steps_[i];
+    if (si.chosen == Chosen::every) return;  // every thread is explored there
+    // v = notdep(i).j: the steps after i not ordered after it, then j; its initials are the
+    // threads whose first step in v has no step of v ordered before it.
+    Threads initials = 0, seen = 0;
+    long v[64];
+    size_t nv = 0;
+    bool cut = false;
+    for (size_t k = i + 1; k <= j; k++) {
+      if (k != j && before(i, k)) continue;
+      const Threads t = bit(steps_[k].thread);
+      if (!(seen & t)) {
+        seen |= t;
+        bool first = true;
+        for (size_t x = 0; x < nv && first; x++)
+          if (before((size_t)v[x], k)) first = false;
+        if (first) initials |= t;
+      }
+      if (nv < 64) v[nv++] = (long)k;
+      else cut = true;
+    }
+    if (cut) initials = seen;  // too long to tell: any thread of v may start it
+    if (si.chosen == Chosen::forced) return fall_back(i);  // no other thread could run there
+    Node& n = node_[si.node];
+    if (n.single || (initials & (n.backtrack | n.explored))) return;
+    Threads enabled = 0, awake = 0;
+    for (unsigned x = 0; x < this->stree_[si.node].count_; x++) {
+      enabled |= bit(n.thread[x]);
+      if (!asleep(n, n.thread[x])) awake |= bit(n.thread[x]);
+    }
+    const Threads can = initials & enabled;
+    if (!can) return fall_back(i);
+    const Threads pick = (can & awake) ? (can & awake) : can;
+    n.backtrack |= pick & (~pick + 1);  // the lowest such thread
+  }
+
+  // A race the reduction cannot place: every thread choice up to step i explores every thread.
+  void fall_back(size_t i) {
+    g_reduction_fallbacks++;
+    for (size_t k = 0; k <= i; k++)
+      if (steps_[k].chosen == Chosen::decision) node_[steps_[k].node].full = true;
   }
 };
 

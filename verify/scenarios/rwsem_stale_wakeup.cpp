@@ -43,4 +43,4 @@ struct rwsem_stale_wakeup : scenario_base<rwsem_stale_wakeup, 3> {
 VMAVERIFY_SCENARIO(rwsem_stale_wakeup, "rwsem_stale_wakeup",
                    "faithful rw_semaphore: a writer and a reader, and a waker from elsewhere that has the reader on "
                    "its wake_q (a stale wake-up that can come before or after the grant)",
-                   "bound:5");
+                   "full+reduce");

@@ -1,0 +1,218 @@
+// The reduction (verify/shard_scheduler.hpp: source-DPOR with sleep sets) on small Relacy tests
+// of its own, each run under plain full search and reduced: the reduced search must reach every
+// outcome that plain search reaches (a bit per outcome, recorded at the end of each iteration),
+// find the same failures, never fall back, and explore fewer iterations where steps commute.
+#include <gtest/gtest.h>
+#include <cstdint>
+#include <ostream>
+#include "verify/explore.hpp"
+// Relacy defines new and delete as macros (its heap during iterations); GoogleTest's TEST
+// registration needs the keywords, outside any iteration.
+#undef new
+#undef delete
+
+namespace {
+
+uint64_t g_iterations = 0;  // iterations begun
+uint64_t g_seen = 0;        // outcomes reached, one bit each
+
+void begin_iteration() {
+  g_iterations++;
+  // The set-up belongs to no thread's step (as in exploration::iteration_begin).
+  if (exploration::g_history_tap && exploration::g_history_tap->target) exploration::g_history_tap->target->clear();
+}
+void seen(unsigned outcome) { g_seen |= uint64_t(1) << outcome; }
+
+struct Outcome {
+  rl::test_result_e result;
+  uint64_t iterations, seen, fallbacks;
+};
+
+// One full search of Suite through vmaverify's scheduler, reduced or not, as shard/shards.
+template <class Suite>
+Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1) {
+  exploration::history_tap tap;
+  std::ostream tap_stream(&tap);
+  rl::ostringstream out, st;
+  rl::test_params p;
+  p.search_type = rl::sched_full;
+  p.output_stream = &out;
+  p.progress_stream = &out;
+  if (reduce) {
+    p.output_stream = &tap_stream;
+    p.collect_history = p.output_history = true;
+  }
+  exploration::g_shard = {shard, shards, shards * 16};
+  exploration::g_foreign_iterations = 0;
+  exploration::g_reduction_fallbacks = 0;
+  exploration::g_reduce = reduce;
+  exploration::g_history_tap = reduce ? &tap : nullptr;
+  g_iterations = g_seen = 0;
+  const rl::test_result_e r =
+      rl::run_test<Suite, exploration::shard_scheduler<Suite::params::thread_count>>(p, st, false);
+  exploration::g_reduce = false;
+  exploration::g_history_tap = nullptr;
+  exploration::g_shard = {0, 1, 1};
+  return {r, g_iterations - exploration::g_foreign_iterations, g_seen, exploration::g_reduction_fallbacks};
+}
+
+// Three threads, each storing to its own atomics: every interleaving is equivalent to every other.
+struct independent : rl::test_suite<independent, 3> {
+  rl::atomic<int> x[3];
+  void before() {
+    for (auto& a : x) a.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    for (int k = 1; k <= 3; k++) x[i].store(k, rl::mo_relaxed, $);
+  }
+};
+
+// A failure in one order only: thread 2 first, then thread 1, then thread 0, the reverse of
+// the order Relacy's first iteration runs them in; each thread also does private work first.
+struct reversed_chain : rl::test_suite<reversed_chain, 3> {
+  rl::atomic<int> a, b, c, own[3];
+  void before() {
+    a.store(0, rl::mo_relaxed, $);
+    b.store(0, rl::mo_relaxed, $);
+    c.store(0, rl::mo_relaxed, $);
+    for (auto& o : own) o.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    own[i].store(1, rl::mo_relaxed, $);
+    own[i].store(2, rl::mo_relaxed, $);
+    if (i == 2) a.store(1, rl::mo_release, $);
+    if (i == 1 && a.load(rl::mo_acquire, $) == 1) b.store(1, rl::mo_release, $);
+    if (i == 0 && b.load(rl::mo_acquire, $) == 1) c.store(1, rl::mo_relaxed, $);
+  }
+  void after() { RL_ASSERT(c.load(rl::mo_relaxed, $) == 0); }
+};
+
+// The same without the check: the outcomes (which of b and c were set) are compared instead.
+struct chain_outcomes : reversed_chain {
+  void after() { seen(b.load(rl::mo_relaxed, $) * 2 + c.load(rl::mo_relaxed, $)); }
+};
+
+// Three threads taking one mutex (waiters park in Relacy): every lock order must be reached.
+struct lock_order : rl::test_suite<lock_order, 3> {
+  rl::mutex m;
+  rl::var<int> order;
+  rl::atomic<int> own[3];
+  void before() {
+    order($) = 0;
+    for (auto& o : own) o.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    own[i].store(1, rl::mo_relaxed, $);
+    m.lock($);
+    order($) = order($) * 4 + (int)i + 1;
+    m.unlock($);
+    own[i].store(2, rl::mo_relaxed, $);
+  }
+  void after() { seen((unsigned)order($)); }  // 3 digits in base 4: below 64
+};
+
+// A sleeper woken through an event, as model/sched.hpp's tasks sleep: the flag it reads after
+// the wake-up, and whether it had to sleep at all, in every order with a third busy thread.
+struct wake_up : rl::test_suite<wake_up, 3> {
+  rl::generic_event ev;
+  rl::atomic<int> flag, busy;
+  void before() {
+    ev.init(false, false, RL_INFO);
+    flag.store(0, rl::mo_relaxed, $);
+    busy.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    if (i == 0) {
+      flag.store(1, rl::mo_release, $);
+      ev.set(RL_INFO);
+    } else if (i == 1) {
+      const int early = flag.load(rl::mo_acquire, $);
+      if (!early) ev.wait(false, false, RL_INFO);
+      seen(early * 4 + flag.load(rl::mo_acquire, $) * 2 + busy.load(rl::mo_relaxed, $));
+    } else {
+      busy.store(1, rl::mo_relaxed, $);
+      busy.store(1, rl::mo_relaxed, $);
+    }
+  }
+  void after() { ev.deinit(RL_INFO); }
+};
+
+// Relacy's own choices inside a step: a relaxed load may read an older store.
+struct relaxed_values : rl::test_suite<relaxed_values, 3> {
+  rl::atomic<int> x, other;
+  void before() {
+    x.store(0, rl::mo_relaxed, $);
+    other.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    if (i == 0) {
+      x.store(1, rl::mo_relaxed, $);
+      x.store(2, rl::mo_relaxed, $);
+    } else if (i == 1) {
+      const int r1 = x.load(rl::mo_relaxed, $);
+      const int r2 = x.load(rl::mo_relaxed, $);
+      seen(r1 * 3 + r2);
+    } else {
+      other.store(1, rl::mo_relaxed, $);
+      other.store(2, rl::mo_relaxed, $);
+    }
+  }
+};
+
+template <class Suite>
+void expect_same_outcomes(const char* name, double min_ratio) {
+  const Outcome plain = search<Suite>(false), reduced = search<Suite>(true);
+  ASSERT_EQ(plain.result, rl::test_result_success) << name;
+  EXPECT_EQ(reduced.result, rl::test_result_success) << name;
+  EXPECT_NE(plain.seen, 0u) << name;
+  EXPECT_EQ(reduced.seen, plain.seen) << name;
+  EXPECT_EQ(reduced.fallbacks, 0u) << name;
+  EXPECT_GE((double)plain.iterations, min_ratio * (double)reduced.iterations)
+      << name << ": plain " << plain.iterations << ", reduced " << reduced.iterations;
+  std::printf("%-16s plain %6llu  reduced %5llu  outcomes %d\n", name, (unsigned long long)plain.iterations,
+              (unsigned long long)reduced.iterations, __builtin_popcountll(plain.seen));
+}
+
+}  // namespace
+
+TEST(Dpor, IndependentStepsTakeOneIteration) {
+  const Outcome plain = search<independent>(false), reduced = search<independent>(true);
+  EXPECT_EQ(plain.result, rl::test_result_success);
+  EXPECT_EQ(reduced.result, rl::test_result_success);
+  EXPECT_GT(plain.iterations, 1000u);  // the interleavings of three stores and an end per thread
+  EXPECT_EQ(reduced.iterations, 1u);
+  std::printf("independent      plain %6llu  reduced %5llu\n", (unsigned long long)plain.iterations,
+              (unsigned long long)reduced.iterations);
+}
+
+TEST(Dpor, FindsTheFailureOnlyTheReversedOrderReaches) {
+  const Outcome plain = search<reversed_chain>(false), reduced = search<reversed_chain>(true);
+  EXPECT_EQ(plain.result, rl::test_result_user_assert_failed);
+  EXPECT_EQ(reduced.result, rl::test_result_user_assert_failed);
+  EXPECT_GT(reduced.iterations, 1u);  // the first iteration runs the threads in the other order
+  EXPECT_EQ(reduced.fallbacks, 0u);
+}
+
+TEST(Dpor, SameOutcomesAsPlainSearch) {
+  expect_same_outcomes<chain_outcomes>("chain", 10);
+  expect_same_outcomes<lock_order>("lock order", 2);
+  expect_same_outcomes<wake_up>("wake-up", 2);
+  expect_same_outcomes<relaxed_values>("relaxed values", 2);
+}
+
+TEST(Dpor, ShardsTogetherReachEveryOutcome) {
+  const Outcome whole = search<lock_order>(true);
+  uint64_t seen = 0;
+  for (unsigned i = 0; i < 3; i++) {
+    const Outcome part = search<lock_order>(true, i, 3);
+    EXPECT_EQ(part.result, rl::test_result_success);
+    seen |= part.seen;
+  }
+  EXPECT_EQ(seen, whole.seen);
+  EXPECT_EQ(__builtin_popcountll(seen), 6);  // the six lock orders
+}
