@@ -138,10 +138,10 @@ RWSEM_ENTRIES = [("__down_read", "void"), ("__down_read_trylock", "int"), ("__up
 # The configuration the file is compiled in: no PREEMPT_RT (its rwbase code is another file),
 # no optimistic spinning (the tree's !CONFIG_RWSEM_SPIN_ON_OWNER stubs), CONFIG_DEBUG_RWSEMS on
 # (its DEBUG_RWSEMS_WARN_ON checks become the checker's). The annotations are for the parse only.
-RWSEM_PARSE_DEFINES = ["-DCONFIG_DEBUG_RWSEMS", "-D__sched=", "-Dnoinline=", "-D__always_inline=inline",
+RWSEM_PARSE_DEFINES = ["-D__sched=", "-Dnoinline=", "-D__always_inline=inline",
                        "-D__releases(x)=", "-D__init=", "-DEXPORT_SYMBOL(x)="]
 # Macros of the file that the shim defines instead (model/kshim/rwsem.h).
-RWSEM_SHIM_MACROS = {"DEBUG_RWSEMS_WARN_ON"}
+RWSEM_SHIM_MACROS = set()
 # struct rwsem_waiter's fields that tasks read or write without the wait_lock, or with
 # smp_load_acquire / smp_store_release: they become the shim's kshim_racy<T> (relaxed atomics).
 RWSEM_RACY_FIELDS = ["task", "handoff_set"]
