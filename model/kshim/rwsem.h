@@ -2,7 +2,7 @@
 // from the tree need from the kernel's headers, mapped to the model's objects. The extracted
 // code goes into namespace krwsem (its enums and struct rwsem_waiter share names with the hand
 // model's) and is compiled as CONFIG_PREEMPT_RT=n, CONFIG_RWSEM_SPIN_ON_OWNER=n,
-// CONFIG_DEBUG_RWSEMS=y. The README ("vmaverify kernel") lists each mapping.
+// CONFIG_DEBUG_RWSEMS=n (Debian's configuration). The README ("vmaverify kernel") lists each mapping.
 // Every macro that the kernel code expands and that touches shared state passes RL_INFO, which
 // under the extracted code's #line directives is the kernel's own file and line: the trace row
 // of an atomic on sem->count cites kernel/locking/rwsem.c:LINE.
@@ -127,7 +127,8 @@ T kshim_load(kshim_racy<T>* p, rl::memory_order mo, rl::debug_info_param info) {
 #define smp_mb() rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO)
 
 // struct list_head (include/linux/list.h): links in instrumented variables, so that a link read
-// after its waiter's frame is gone is reported; the list ops are the kernel's, written here.
+// after its waiter's frame is gone is reported; the list ops are the kernel's, written here, each
+// passing the kernel's line for its rows.
 struct list_head {
   kshim_poison_last<list_head> poison;
   rl::var<list_head*> next, prev;
@@ -136,39 +137,49 @@ struct list_head {
     prev($) = this;
   }
 };
-inline list_head* kshim_next(list_head* h) { return h->next($); }
-inline void INIT_LIST_HEAD(list_head* h) {
-  h->next($) = h;
-  h->prev($) = h;
+using kshim_info = rl::debug_info_param;
+inline list_head* kshim_next(list_head* h, kshim_info i) { return h->next(i); }
+inline void kshim_init_list_head(list_head* h, kshim_info i) {
+  h->next(i) = h;
+  h->prev(i) = h;
 }
-inline void __list_add(list_head* n, list_head* prev, list_head* next) {
-  next->prev($) = n;
-  n->next($) = next;
-  n->prev($) = prev;
-  prev->next($) = n;
+inline void kshim_list_add(list_head* n, list_head* prev, list_head* next, kshim_info i) {
+  next->prev(i) = n;
+  n->next(i) = next;
+  n->prev(i) = prev;
+  prev->next(i) = n;
 }
-inline void list_add_tail(list_head* n, list_head* head) { __list_add(n, head->prev($), head); }
-inline void __list_del(list_head* prev, list_head* next) {
-  next->prev($) = prev;
-  prev->next($) = next;
+inline void kshim_list_add_tail(list_head* n, list_head* head, kshim_info i) { kshim_list_add(n, head->prev(i), head, i); }
+inline void kshim_list_unlink(list_head* e, kshim_info i) {
+  list_head *prev = e->prev(i), *next = e->next(i);
+  next->prev(i) = prev;
+  prev->next(i) = next;
 }
 // LIST_POISON1/2: the links of a deleted entry point nowhere valid.
-inline void list_del(list_head* e) {
-  __list_del(e->prev($), e->next($));
-  e->next($) = reinterpret_cast<list_head*>(0x100);
-  e->prev($) = reinterpret_cast<list_head*>(0x122);
+inline void kshim_list_del(list_head* e, kshim_info i) {
+  kshim_list_unlink(e, i);
+  e->next(i) = reinterpret_cast<list_head*>(0x100);
+  e->prev(i) = reinterpret_cast<list_head*>(0x122);
 }
-inline void list_move_tail(list_head* e, list_head* head) {
-  __list_del(e->prev($), e->next($));
-  list_add_tail(e, head);
+inline void kshim_list_move_tail(list_head* e, list_head* head, kshim_info i) {
+  kshim_list_unlink(e, i);
+  kshim_list_add_tail(e, head, i);
 }
-inline bool list_empty(list_head* h) { return h->next($) == h; }
-inline bool list_is_singular(list_head* h) { return !list_empty(h) && h->next($) == h->prev($); }
+inline bool kshim_list_empty(list_head* h, kshim_info i) { return h->next(i) == h; }
+inline bool kshim_list_is_singular(list_head* h, kshim_info i) {
+  return !kshim_list_empty(h, i) && h->next(i) == h->prev(i);
+}
+#define INIT_LIST_HEAD(h) ::krwsem::kshim_init_list_head((h), RL_INFO)
+#define list_add_tail(n, h) ::krwsem::kshim_list_add_tail((n), (h), RL_INFO)
+#define list_del(e) ::krwsem::kshim_list_del((e), RL_INFO)
+#define list_move_tail(e, h) ::krwsem::kshim_list_move_tail((e), (h), RL_INFO)
+#define list_empty(h) ::krwsem::kshim_list_empty((h), RL_INFO)
+#define list_is_singular(h) ::krwsem::kshim_list_is_singular((h), RL_INFO)
 #define container_of(ptr, type, member) ((type*)((char*)(ptr)-offsetof(type, member)))
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
-#define list_first_entry(ptr, type, member) list_entry(::krwsem::kshim_next(ptr), type, member)
+#define list_first_entry(ptr, type, member) list_entry(::krwsem::kshim_next((ptr), RL_INFO), type, member)
 #define list_next_entry(pos, member) \
-  list_entry(::krwsem::kshim_next(&(pos)->member), std::remove_reference_t<decltype(*(pos))>, member)
+  list_entry(::krwsem::kshim_next(&(pos)->member, RL_INFO), std::remove_reference_t<decltype(*(pos))>, member)
 #define list_entry_is_head(pos, head, member) (&(pos)->member == (head))
 #define list_for_each_entry_safe(pos, n, head, member)                                            \
   for (pos = list_first_entry(head, std::remove_reference_t<decltype(*(pos))>, member),              \
@@ -280,19 +291,13 @@ inline bool kshim_time_after(rl::debug_info_param info) {
 #define trace_contention_begin(lock, flags) ((void)0)
 #define trace_contention_end(lock, ret) ((void)0)
 
-// WARN_ON_ONCE and CONFIG_DEBUG_RWSEMS's DEBUG_RWSEMS_WARN_ON: a failed check (a warning is a bug).
+// WARN_ON_ONCE: a failed check (a warning is a bug). DEBUG_RWSEMS_WARN_ON is the tree's own,
+// empty without CONFIG_DEBUG_RWSEMS.
 inline bool kshim_warn(bool cond, const char* what, rl::debug_info_param info) {
   if (cond) vm_fail("kernel warning", info, "WARN_ON_ONCE(%s)", what);
   return cond;
 }
 #define WARN_ON_ONCE(c) kshim_warn(!!(c), #c, RL_INFO)
-#define DEBUG_RWSEMS_WARN_ON(c, sem)                                                                     \
-  do {                                                                                                   \
-    if (c)                                                                                               \
-      vm_fail("kernel warning", RL_INFO, "DEBUG_RWSEMS_WARN_ON(%s): count = %#lx, owner = %#lx, task %d", \
-              #c, (sem)->count.load(rl::mo_relaxed, RL_INFO), (sem)->owner.load(rl::mo_relaxed, RL_INFO), \
-              (int)rl::thread_index());                                                                  \
-  } while (0)
 
 }  // namespace krwsem
 
