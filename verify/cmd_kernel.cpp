@@ -1,5 +1,6 @@
 // vmaverify kernel: the teardown scenarios on the kernel's own batch code and free_pgtables,
-// taken from a kernel tree (verify/kernel_build.hpp), patched if asked. vmaverify builds the
+// and the rwsem scenarios on its kernel/locking/rwsem.c, taken from a kernel tree
+// (verify/kernel_build.hpp), patched if asked. vmaverify builds the
 // checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
 // runs this same command, explores.
 #include <unistd.h>

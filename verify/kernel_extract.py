@@ -13,6 +13,7 @@ model/kshim/rwsem.h. Each part is extracted when the tree has its files.
 usage: kernel_extract.py TREE OUT_BATCH_CPP OUT_RWSEM_CPP
 Exit 2 with one line on stderr naming the function and file when the tree does not serve.
 """
+import os
 import re
 import sys
 
@@ -146,6 +147,13 @@ RWSEM_PARSE_DEFINES = ["-D__sched=", "-Dnoinline=", "-D__always_inline=inline",
 RWSEM_RACY_FIELDS = ["task", "handoff_set"]
 
 
+class Named:
+    """What check_function reports a file by."""
+
+    def __init__(self, rel):
+        self.rel = rel
+
+
 def rwsem_part(tree):
     """The rwsem translation unit's text, or None when the tree has no kernel/locking/rwsem.c."""
     try:
@@ -185,8 +193,7 @@ def rwsem_part(tree):
         c = decls.get(name)
         if c is None or c.kind != K.FUNCTION_DECL:
             raise BadTree(f"{name}: not found in {RWSEM_FILE}")
-        src = type("S", (), {"rel": RWSEM_FILE})
-        check_function(src, c, name, ret, [SEM])
+        check_function(Named(RWSEM_FILE), c, name, ret, [SEM])
 
     # Everything the entry points use, by name: the closure over the identifiers of each piece.
     wanted, todo = {}, [n for n, _ in RWSEM_ENTRIES]
@@ -196,11 +203,8 @@ def rwsem_part(tree):
         if key in wanted:
             continue
         wanted[key] = c
-        for t in c.get_tokens():
-            if t.kind == ci.TokenKind.IDENTIFIER and t.spelling in decls and t.spelling != c.spelling:
-                todo.append(t.spelling)
-            elif t.kind == ci.TokenKind.IDENTIFIER and t.spelling == c.spelling and c.kind == K.MACRO_DEFINITION:
-                continue
+        todo += [t.spelling for t in c.get_tokens()
+                 if t.kind == ci.TokenKind.IDENTIFIER and t.spelling in decls and t.spelling != c.spelling]
     out = []
     for key in sorted(wanted):
         c = wanted[key]
@@ -255,7 +259,6 @@ def main(argv):
         sys.stderr.write("usage: kernel_extract.py TREE OUT_BATCH_CPP OUT_RWSEM_CPP\n")
         return 2
     tree, out, rwsem_out = argv[1], argv[2], argv[3]
-    import os
     has_batch = any(os.path.isfile(f"{tree}/{f}") for f in CANDIDATE_FILES)
     rwsem = rwsem_part(tree)
     if not has_batch and rwsem is None:
