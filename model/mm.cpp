@@ -9,6 +9,8 @@ mm_struct* g_exiting_mm[8];
 teardown_variant g_teardown_variant = teardown_variant::batched;
 free_pgtables_fn g_kernel_free_pgtables_linked, g_kernel_free_pgtables;
 const char* g_kernel_source_files;
+const kernel_rwsem_ops *g_kernel_rwsem_linked, *g_kernel_rwsem;
+const char* g_kernel_rwsem_source_file;
 
 void teardown_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned long floor, unsigned long ceiling,
                             bool mm_wr_locked) {

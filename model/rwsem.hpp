@@ -4,24 +4,56 @@
 //    teardown scenarios stay small. The faithful one is verified on its own scenarios.
 #pragma once
 #include "model/check.hpp"
+#include "model/kernel_rwsem.hpp"
 #include "model/sched.hpp"
 
 struct rw_semaphore {
   const char* name;  // for messages and traces, e.g. "i_mmap_rwsem of A"
 
   explicit rw_semaphore(const char* n) : name(n) {}
-  virtual ~rw_semaphore() = default;
+  virtual ~rw_semaphore() {
+    if (kernel_) kernel_->destroy(kernel_storage_);
+  }
 
   // down_read / up_read / down_write / up_write (kernel/locking/rwsem.c). The lockdep annotation
   // is modelled as the ghost owner record below, which the implementations update right at
   // their acquiring or releasing atomic step: no scheduling point lies between the two, so the
   // ghost record never disagrees with the count in any interleaving.
-  void down_read() { __down_read(); }
-  bool down_read_trylock() { return __down_read_trylock(); }
-  void up_read() { __up_read(); }
-  void down_write() { __down_write(); }
-  bool down_write_trylock() { return __down_write_trylock(); }
-  void up_write() { __up_write(); }
+  // With the kernel's own rwsem.c attached (model/kernel_rwsem.hpp), its functions run instead;
+  // the ghost record is then updated when they return and before the release is called (the
+  // critical section is what lies between), since the tree's code has no hook at its atomic step.
+  void down_read() {
+    if (!kernel_) return __down_read();
+    kernel_->down_read(kernel_storage_);
+    rwsem_acquire_read();
+  }
+  bool down_read_trylock() {
+    if (!kernel_) return __down_read_trylock();
+    if (!kernel_->down_read_trylock(kernel_storage_)) return false;
+    rwsem_acquire_read();
+    return true;
+  }
+  void up_read() {
+    if (!kernel_) return __up_read();
+    rwsem_release_read();
+    kernel_->up_read(kernel_storage_);
+  }
+  void down_write() {
+    if (!kernel_) return __down_write();
+    kernel_->down_write(kernel_storage_);
+    rwsem_acquire_write();
+  }
+  bool down_write_trylock() {
+    if (!kernel_) return __down_write_trylock();
+    if (!kernel_->down_write_trylock(kernel_storage_)) return false;
+    rwsem_acquire_write();
+    return true;
+  }
+  void up_write() {
+    if (!kernel_) return __up_write();
+    rwsem_release_write();
+    kernel_->up_write(kernel_storage_);
+  }
 
   // lockdep_assert_held_write / lockdep_assert_held_read, on the ghost record.
   bool held_write_by_current() const { return ghost_writer == (int)rl::thread_index(); }
@@ -37,6 +69,14 @@ struct rw_semaphore {
   virtual void __down_write() = 0;
   virtual bool __down_write_trylock() = 0;
   virtual void __up_write() = 0;
+
+  // Called by an implementation whose count and wait_lock the kernel's rwsem.c may take over
+  // (the faithful one), at the end of its constructor: attaches it when g_kernel_rwsem is set.
+  void attach_kernel_rwsem(rl::atomic<long>* count, rl::mutex* wait_lock) {
+    if (!g_kernel_rwsem) return;
+    kernel_ = g_kernel_rwsem;
+    kernel_->init(kernel_storage_, count, wait_lock, name);
+  }
 
   // Called by the implementations right after their releasing atomic step.
   void rwsem_release_read() { ghost_readers_mask &= ~(1u << rl::thread_index()); }
@@ -57,6 +97,9 @@ struct rw_semaphore {
   }
 
  private:
+  const kernel_rwsem_ops* kernel_ = nullptr;
+  alignas(16) unsigned char kernel_storage_[KERNEL_RWSEM_STORAGE];
+
   // Ghost lock ownership (plain C++: bookkeeping of the checker, not kernel state).
   int ghost_writer = -1;
   unsigned ghost_readers_mask = 0;

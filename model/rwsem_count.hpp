@@ -73,6 +73,7 @@ struct rwsem_count_model final : rw_semaphore {
     count.store(0, rl::memory_order_relaxed);  // RWSEM_UNLOCKED_VALUE
     trace_name(&count, "count of %s", n);
     trace_name(relacy_impl_address(&wait_lock), "wait_lock of %s", n);
+    attach_kernel_rwsem(&count, &wait_lock);  // vmaverify kernel: the tree's rwsem.c on these
   }
   const char* model_kind() const override { return "faithful rw_semaphore (kernel/locking/rwsem.c)"; }
 

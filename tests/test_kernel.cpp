@@ -116,6 +116,104 @@ void free_pgtables(struct mmu_gather *gather, struct ma_state *walk, struct vm_a
 }
 )";
 
+// A reader-writer semaphore in the project's own words (not the kernel's algorithm): the count
+// word, a wait list under the wait lock, and every sleeper woken at each release. It has the
+// entry points the shim calls and uses the shim's kernel API. Line numbers matter below.
+const char* kRwsemSource = R"(/* The smallest sleeping reader-writer semaphore the scenarios can run. */
+#define HELD_FOR_WRITE	1L
+#define READER_ONE	256L
+
+struct sleeper {
+	struct list_head list;
+	struct task_struct *task;
+};
+
+static bool try_read(struct rw_semaphore *sem)
+{
+	long c = atomic_long_read(&sem->count);
+
+	while (!(c & HELD_FOR_WRITE))
+		if (atomic_long_try_cmpxchg_acquire(&sem->count, &c, c + READER_ONE))
+			return true;
+	return false;
+}
+
+static bool try_write(struct rw_semaphore *sem)
+{
+	long c = 0;
+
+	return atomic_long_try_cmpxchg_acquire(&sem->count, &c, HELD_FOR_WRITE);
+}
+
+/* Retry under the wait lock; if it still fails, sleep on the list until a release. */
+static void wait_for(struct rw_semaphore *sem, int write)
+{
+	struct sleeper me;
+
+	me.task = current;
+	for (;;) {
+		raw_spin_lock_irq(&sem->wait_lock);
+		if (write ? try_write(sem) : try_read(sem)) {
+			raw_spin_unlock_irq(&sem->wait_lock);
+			return;
+		}
+		list_add_tail(&me.list, &sem->wait_list);
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		raw_spin_unlock_irq(&sem->wait_lock);
+		schedule_preempt_disabled();
+		raw_spin_lock_irq(&sem->wait_lock);
+		list_del(&me.list);
+		raw_spin_unlock_irq(&sem->wait_lock);
+	}
+}
+
+static void wake_sleepers(struct rw_semaphore *sem)
+{
+	struct sleeper *s, *next;
+	DEFINE_WAKE_Q(wake_q);
+
+	raw_spin_lock_irq(&sem->wait_lock);
+	list_for_each_entry_safe(s, next, &sem->wait_list, list)
+		wake_q_add(&wake_q, s->task);
+	raw_spin_unlock_irq(&sem->wait_lock);
+	wake_up_q(&wake_q);
+}
+
+void __down_read(struct rw_semaphore *sem)
+{
+	if (!try_read(sem))
+		wait_for(sem, 0);
+}
+
+int __down_read_trylock(struct rw_semaphore *sem)
+{
+	return try_read(sem);
+}
+
+void __up_read(struct rw_semaphore *sem)
+{
+	atomic_long_add_return_release(-READER_ONE, &sem->count);
+	wake_sleepers(sem);
+}
+
+void __down_write(struct rw_semaphore *sem)
+{
+	if (!try_write(sem))
+		wait_for(sem, 1);
+}
+
+int __down_write_trylock(struct rw_semaphore *sem)
+{
+	return try_write(sem);
+}
+
+void __up_write(struct rw_semaphore *sem)
+{
+	atomic_long_fetch_add_release(-HELD_FOR_WRITE, &sem->count);
+	wake_sleepers(sem);
+}
+)";
+
 std::string temp_dir(const std::string& name) {
   std::string d = testing::TempDir() + "vmaverify_kernel_" + name + "_XXXXXX";
   return mkdtemp(&d[0]) ? d : "";
@@ -319,4 +417,73 @@ TEST(Kernel, MutantsOfTheWorldApplyAndThoseOfReplacedCodeAreAnError) {
   r = run_vmaverify("kernel --tree '" + t + "' --quiet --mutant batch_no_flush_when_full teardown_batch_overflow");
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("mutant batch_no_flush_when_full was never reached"), std::string::npos) << r.out;
+}
+
+namespace {
+std::string rwsem_tree(const std::string& name, const std::string& source = kRwsemSource) {
+  std::string t = temp_dir(name);
+  write(t + "/kernel/locking/rwsem.c", source);
+  return t;
+}
+int line_of(const std::string& text, const std::string& what) {
+  size_t at = text.find(what);
+  return at == std::string::npos ? -1 : 1 + (int)std::count(text.begin(), text.begin() + at, '\n');
+}
+}  // namespace
+
+TEST(KernelRwsem, SmallTreeVerifiesAndAgreesWithTheHandModel) {
+  std::string t = rwsem_tree("rwsem_ok");
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --agree rwsem_two_writers rwsem_reader_writer");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("kernel code: kernel/locking/rwsem.c of " + t), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ok   rwsem_two_writers"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("agrees with the hand model: same verdict"), std::string::npos) << r.out;
+  // Only the rwsem part is there: a teardown scenario needs mm/ code.
+  expect_usage_error(run_vmaverify("kernel --tree '" + t + "' --quiet teardown_two_files"), "no mm code");
+}
+
+TEST(KernelRwsem, ARelaxedReleaseIsADataRaceCitingTheTreesLine) {
+  std::string t = rwsem_tree("rwsem_relaxed");
+  const std::string edited = std::regex_replace(std::string(kRwsemSource),
+                                                std::regex(R"(atomic_long_fetch_add_release\(-HELD_FOR_WRITE)"),
+                                                "atomic_long_add(-HELD_FOR_WRITE");
+  std::string patch = make_patch(t, "kernel/locking/rwsem.c", edited);
+  const int line = line_of(edited, "atomic_long_add(-HELD_FOR_WRITE");
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' rwsem_two_writers");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (data race)"), std::string::npos) << r.out;
+  // The relaxed add on the count is a row at its own line of the tree's file.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("kernel/locking/rwsem\\.c:" + std::to_string(line) + "\\b"))) << r.out;
+}
+
+TEST(KernelRwsem, AMissingEntryPointIsOneLineNamingIt) {
+  std::string t = rwsem_tree("rwsem_missing", std::regex_replace(std::string(kRwsemSource), std::regex("void __up_write"), "void up_write_renamed"));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --quiet rwsem_two_writers");
+  expect_usage_error(r, "missing entry point");
+  EXPECT_NE(r.err.find("__up_write: not found in kernel/locking/rwsem.c"), std::string::npos) << r.err;
+}
+
+TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  BinaryRun r = run_vmaverify("kernel --quiet --agree rwsem_two_writers rwsem_reader_writer");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("agrees with the hand model: same verdict"), std::string::npos) << r.out;
+
+  std::string t = temp_dir("rwsem_real");
+  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
+  std::string tree = t + "/linux-source-6.12";
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  // rwsem_mark_wake grants a reader with a plain store instead of smp_store_release.
+  std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
+                                           "WRITE_ONCE(waiter->task, NULL)");
+  ASSERT_NE(relaxed, rwsem_c);
+  const int line = line_of(relaxed, "WRITE_ONCE(waiter->task, NULL)");
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+  std::string trace = t + "/grant.json";
+  r = run_vmaverify("kernel --patch '" + patch + "' --trace '" + trace + "' rwsem_reader_writer");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (data race)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("rwsem_mark_wake.*kernel/locking/rwsem\\.c:" + std::to_string(line) + "\\b")))
+      << r.out;
+  EXPECT_NE(read(trace + ".txt").find("kernel/locking/rwsem.c:"), std::string::npos);
 }

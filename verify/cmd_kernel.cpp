@@ -1,5 +1,6 @@
 // vmaverify kernel: the teardown scenarios on the kernel's own batch code and free_pgtables,
-// taken from a kernel tree (verify/kernel_build.hpp), patched if asked. vmaverify builds the
+// and the rwsem scenarios on its kernel/locking/rwsem.c, taken from a kernel tree
+// (verify/kernel_build.hpp), patched if asked. vmaverify builds the
 // checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
 // runs this same command, explores.
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <set>
 #include <CLI/CLI.hpp>
 #include "model/batch_states.hpp"
+#include "model/kernel_rwsem.hpp"
 #include "model/kernel_source.hpp"
 #include "model/mutants.hpp"
 #include "verify/cli.hpp"
@@ -31,6 +33,8 @@ struct KernelArgs {
 
 // The scenarios whose threads run free_pgtables: those with a layout's lock figures.
 bool is_teardown(const Scenario& s) { return s.figures != nullptr; }
+// The scenarios of the faithful rw_semaphore alone, which the tree's rwsem.c runs.
+bool is_rwsem(const Scenario& s) { return !is_teardown(s) && s.name.rfind("rwsem_", 0) == 0; }
 
 std::string state_text(const BatchSnapshot& s) {
   std::string v;
@@ -65,12 +69,26 @@ std::string only_in(const StateSet& a, const StateSet& b) {
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
 int check(const KernelArgs& a) {
   std::vector<const Scenario*> chosen;
-  for (const std::string& n : a.scenarios) chosen.push_back(find_scenario(n));
-  if (chosen.empty())
+  for (const std::string& n : a.scenarios) {
+    const Scenario* s = find_scenario(n);
+    if (is_teardown(*s) && !g_kernel_free_pgtables_linked)
+      return usage_error("kernel: " + n + " runs mm/ code (free_pgtables, the batch) that this tree does not have");
+    if (is_rwsem(*s) && !g_kernel_rwsem_linked)
+      return usage_error("kernel: " + n + " runs kernel/locking/rwsem.c, which this tree does not have");
+    chosen.push_back(s);
+  }
+  // Default: every scenario the tree's code serves, the rwsem ones first (after rwsem_agrees with
+  // --agree, the hand model's rwsem_handoff_two_writers crashed inside Relacy in the same process).
+  if (chosen.empty()) {
     for (const Scenario& s : all_scenarios())
-      if (is_teardown(s)) chosen.push_back(&s);
+      if (is_rwsem(s) && g_kernel_rwsem_linked) chosen.push_back(&s);
+    for (const Scenario& s : all_scenarios())
+      if (is_teardown(s) && g_kernel_free_pgtables_linked) chosen.push_back(&s);
+  }
+  std::string files = g_kernel_free_pgtables_linked ? g_kernel_source_files : "";
+  if (g_kernel_rwsem_linked) files += (files.empty() ? "" : ", ") + std::string(g_kernel_rwsem_source_file);
   if (!a.quiet && !a.json)
-    std::printf("kernel code: %s of %s%s\n", g_kernel_source_files, a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
+    std::printf("kernel code: %s of %s%s\n", files.c_str(), a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
                 a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str());
   std::vector<Outcome> outcomes;
   bool trace_written = false;
@@ -79,12 +97,18 @@ int check(const KernelArgs& a) {
     RunOptions o;
     o.progress = !a.quiet;
     o.mutant = a.mutant;
-    g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
+    // A teardown runs the tree's batch and free_pgtables; an rwsem scenario the tree's rwsem.c.
+    const bool rwsem = is_rwsem(*s);
+    if (rwsem)
+      g_kernel_rwsem = g_kernel_rwsem_linked;
+    else
+      g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
     g_active_mutant_reached = false;
     Outcome out;
     out.r = run_scenario(*s, o, false);
     const StateSet kernel_states = explored_states();
     g_kernel_free_pgtables = nullptr;
+    g_kernel_rwsem = nullptr;
     out.r.variant = "kernel";
     if (a.mutant != "none" && !g_active_mutant_reached) {
       // A switch in the hand model's batch or free_pgtables is not in the kernel's code: a
@@ -103,7 +127,9 @@ int check(const KernelArgs& a) {
       const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
       out.expected = "verified, agreeing with the hand model";
       const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
-      if (agrees) {
+      if (agrees && rwsem) {
+        agreement = "agrees with the hand model: same verdict";
+      } else if (agrees) {
         agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
       } else {
         agreement = "disagrees with the hand model: hand model " + hand.result + (hand.kind.empty() ? "" : " (" + hand.kind + ")") +
@@ -176,11 +202,13 @@ int build_and_hand_over(const KernelArgs& a) {
 
 CommandRun define_kernel(CLI::App& cmd) {
   auto a = std::make_shared<KernelArgs>();
-  only_known(cmd.add_option("SCENARIO", a->scenarios, "teardown scenarios to run (default: every one; see vmaverify list)")
+  only_known(cmd.add_option("SCENARIO", a->scenarios,
+                            "teardown and rwsem scenarios to run (default: every one the tree's code serves;\n"
+                            "see vmaverify list)")
                  ->type_name(""),
-             "teardown scenario", [](const std::string& n) {
+             "teardown or rwsem scenario", [](const std::string& n) {
                const Scenario* s = find_scenario(n);
-               return s && is_teardown(*s);
+               return s && (is_teardown(*s) || is_rwsem(*s));
              });
   cmd.add_option("--tree", a->tree,
                  "kernel source tree to take the code from. Default: Debian's linux-source-6.12\n"
@@ -202,11 +230,11 @@ CommandRun define_kernel(CLI::App& cmd) {
   cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
-  return [a] { return g_kernel_free_pgtables_linked ? check(*a) : build_and_hand_over(*a); };
+  return [a] { return g_kernel_free_pgtables_linked || g_kernel_rwsem_linked ? check(*a) : build_and_hand_over(*a); };
 }
 
 }  // namespace
 
 static CommandRegistrar reg({"kernel",
-                             "The teardown scenarios on the kernel's own code from a tree (patched if asked).",
+                             "The teardown and rwsem scenarios on the kernel's own code from a tree (patched if asked).",
                              &define_kernel});

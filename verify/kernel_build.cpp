@@ -15,10 +15,15 @@
 
 namespace {
 
-// The files the extraction looks in (verify/kernel_extract.py: v6.12 and v6.11 layouts).
-const char* const kTreeFiles[] = {"mm/vma.c", "mm/vma.h", "mm/mmap.c", "mm/internal.h", "mm/memory.c"};
+// The files the extraction looks in (verify/kernel_extract.py: v6.12 and v6.11 layouts, rwsem.c).
+const char* const kTreeFiles[] = {"mm/vma.c",    "mm/vma.h",   "mm/mmap.c",
+                                  "mm/internal.h", "mm/memory.c", "kernel/locking/rwsem.c"};
 // What the generated code includes besides the model: the shim.
-const char* const kShimFiles[] = {"model/kshim/kernel.h", "model/kshim/call_sites.h", "model/kshim/register.h"};
+const char* const kShimFiles[] = {"model/kshim/kernel.h", "model/kshim/call_sites.h", "model/kshim/register.h",
+                                  "model/kshim/rwsem.h", "model/kshim/rwsem_register.h", "model/kernel_rwsem.hpp"};
+// The default tree's files in the cache; the name changes with the list above, so that an older
+// cache (without rwsem.c) is extracted again rather than used.
+const char* const kDefaultTreeDir = "linux-source-6.12-files2";
 
 bool is_dir(const std::string& p) {
   struct stat st;
@@ -127,7 +132,7 @@ std::string scratch_dir(const std::string& what) {
 std::string default_tree(std::string* error) {
   const std::string tarball = default_kernel_tarball();
   const std::string top = "linux-source-6.12";
-  const std::string tree = cache_dir() + "/" + top;
+  const std::string tree = cache_dir() + "/" + kDefaultTreeDir;
   if (is_file(tree + "/.extracted")) return tree;
   if (!is_file(tarball)) {
     *error = "no kernel tree: " + tarball + " is not installed (apt-get install linux-source-6.12, or give --tree DIR)";
@@ -143,7 +148,7 @@ std::string default_tree(std::string* error) {
   const std::string log = tmp + ".log";
   int st = run_logged(argv, log);
   // A member missing from the tarball (an older or newer layout) is for the extraction to name.
-  if (st != 0 && !is_dir(tmp + "/" + top + "/mm")) {
+  if (st != 0 && !is_dir(tmp + "/" + top + "/mm") && !is_dir(tmp + "/" + top + "/kernel")) {
     std::string text;
     read_file(log, &text);
     *error = tarball + ": cannot extract: " + first_line(text);
@@ -208,14 +213,14 @@ std::vector<std::string> split(const std::string& s) {
 
 const char* default_kernel_tarball() { return "/usr/src/linux-source-6.12.tar.xz"; }
 bool default_kernel_tree_available() {
-  return is_file(default_kernel_tarball()) || is_file(cache_dir() + "/linux-source-6.12/.extracted");
+  return is_file(default_kernel_tarball()) || is_file(cache_dir() + "/" + kDefaultTreeDir + "/.extracted");
 }
 
 KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
   KernelBuild b;
   std::string tree = tree_arg;
   if (tree.empty()) {
-    if (progress && !is_file(cache_dir() + "/linux-source-6.12/.extracted") && is_file(default_kernel_tarball()))
+    if (progress && !is_file(cache_dir() + "/" + kDefaultTreeDir + "/.extracted") && is_file(default_kernel_tarball()))
       std::fprintf(stderr, "vmaverify kernel: extracting the files needed from %s (once)\n", default_kernel_tarball());
     tree = default_tree(&b.error);
     b.tree = default_kernel_tarball();
@@ -268,7 +273,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
       any = true;
     }
   if (!any) {
-    b.error = name + ": none of mm/vma.c, mm/mmap.c, mm/memory.c is in this tree";
+    b.error = name + ": none of mm/vma.c, mm/mmap.c, mm/memory.c, kernel/locking/rwsem.c is in this tree";
     return b;
   }
   for (const std::string& p : patches) {
@@ -290,9 +295,11 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
   }
 
   // Extraction (libclang): a tree that does not serve is one line naming the function and file.
-  const std::string generated = scratch + "/kernel_source.cpp", extract_log = scratch + "/.extract.log";
-  int st = run_logged({KERNEL_PYTHON, std::string(VMAVERIFY_SOURCE_DIR) + "/verify/kernel_extract.py", scratch, generated},
-                      extract_log);
+  const std::string generated = scratch + "/kernel_source.cpp", generated_rwsem = scratch + "/kernel_rwsem.cpp",
+                    extract_log = scratch + "/.extract.log";
+  int st = run_logged(
+      {KERNEL_PYTHON, std::string(VMAVERIFY_SOURCE_DIR) + "/verify/kernel_extract.py", scratch, generated, generated_rwsem},
+      extract_log);
   if (st != 0) {
     std::string out;
     read_file(extract_log, &out);
@@ -304,10 +311,16 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
 
   // The cache key: the extracted code, the shim, the model it includes, the base library and the
   // compiler command.
+  // Each part is there when the tree has its files (at least one is, or the extraction failed).
+  std::vector<std::string> units;
+  for (const std::string& g : {generated, generated_rwsem})
+    if (is_file(g)) units.push_back(g);
   Hash h;
-  std::string text;
-  read_file(generated, &text);
-  h.add(text);
+  for (const std::string& g : units) {
+    std::string text;
+    read_file(g, &text);
+    h.add(g.substr(g.rfind('/')) + text);
+  }
   for (const char* f : kShimFiles) {
     std::string shim;
     read_file(std::string(VMAVERIFY_SOURCE_DIR) + "/" + f, &shim);
@@ -335,17 +348,24 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     b.checker.clear();
     return b;
   }
-  copy_file(generated, work + "/kernel_source.cpp");
   if (progress) std::fprintf(stderr, "vmaverify kernel: compiling the extracted code (once per tree and patches)\n");
   const std::string log = work + "/compile.log";
-  std::vector<std::string> cc = {KERNEL_CXX};
-  for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
-  cc.insert(cc.end(), {"-I", VMAVERIFY_SOURCE_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", work + "/kernel_source.cpp", "-o",
-                       work + "/kernel_source.o"});
-  st = run_logged(cc, log, work);
+  std::vector<std::string> objects;
+  st = 0;
+  for (const std::string& g : units) {
+    const std::string base = work + g.substr(g.rfind('/'), g.size() - g.rfind('/') - 4);  // "/kernel_source"
+    copy_file(g, base + ".cpp");
+    std::vector<std::string> cc = {KERNEL_CXX};
+    for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
+    cc.insert(cc.end(), {"-I", VMAVERIFY_SOURCE_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
+    st = run_logged(cc, log, work);
+    if (st != 0) break;
+    objects.push_back(base + ".o");
+  }
   if (st == 0) {
-    std::vector<std::string> ld = {KERNEL_CXX, "-o", work + "/vmaverify-kernel", work + "/kernel_source.o",
-                                   "-Wl,--whole-archive", KERNEL_BASE_LIBRARY, "-Wl,--no-whole-archive"};
+    std::vector<std::string> ld = {KERNEL_CXX, "-o", work + "/vmaverify-kernel"};
+    ld.insert(ld.end(), objects.begin(), objects.end());
+    ld.insert(ld.end(), {"-Wl,--whole-archive", KERNEL_BASE_LIBRARY, "-Wl,--no-whole-archive"});
     for (const std::string& f : split(KERNEL_LINK_FLAGS)) ld.push_back(f);
     st = run_logged(ld, log, work);
   }

@@ -1,0 +1,307 @@
+// The kernel shim for kernel/locking/rwsem.c: what the functions verify/kernel_extract.py takes
+// from the tree need from the kernel's headers, mapped to the model's objects. The extracted
+// code goes into namespace krwsem (its enums and struct rwsem_waiter share names with the hand
+// model's) and is compiled as CONFIG_PREEMPT_RT=n, CONFIG_RWSEM_SPIN_ON_OWNER=n,
+// CONFIG_DEBUG_RWSEMS=n (Debian's configuration). The README ("vmaverify kernel") lists each mapping.
+// Every macro that the kernel code expands and that touches shared state passes RL_INFO, which
+// under the extracted code's #line directives is the kernel's own file and line: the trace row
+// of an atomic on sem->count cites kernel/locking/rwsem.c:LINE.
+#pragma once
+#include "model/check.hpp"
+#include "model/kernel_rwsem.hpp"
+#include "model/sched.hpp"
+#include "model/trace_names.hpp"
+
+// container_of over the shim's list_head inside struct rwsem_waiter, whose instrumented members
+// make it a non-standard-layout type to C++ (its layout is still fixed: GCC computes the offset).
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+
+// A history row at the kernel's call site (a trace row, not a scheduling point).
+inline void kshim_rwsem_row(rl::debug_info_param info, const char* fmt, ...) {
+  if (!rl::ctx().collecting_history()) return;
+  char text[200];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  rl::ctx().exec_log_msg(info, text);
+}
+
+// The end of an object on a task's stack: its bytes are cleared where the compiler cannot drop
+// the stores (the lifetime ends right after), so that Relacy's signature check sees an access
+// to it from another task as one to a destroyed object.
+inline void kshim_poison(void* p, std::size_t n) {
+  std::memset(p, 0, n);
+  asm volatile("" : : "r"(p) : "memory");
+}
+// The first member of Outer, destroyed last: it clears all of Outer once the instrumented
+// members' own destructors (which check their signatures) have run.
+template <class Outer>
+struct kshim_poison_last {
+  ~kshim_poison_last() { kshim_poison(this, sizeof(Outer)); }
+};
+
+namespace krwsem {
+
+// include/linux/compiler.h, include/linux/kernel.h, include/linux/bits.h
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define BITS_PER_LONG 64
+#define HZ 250
+#define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
+#define __sched
+#define noinline
+#undef __always_inline  // glibc's, for C++ code
+#define __always_inline inline
+#define __releases(x)
+#undef EINTR
+#define EINTR 4
+
+// include/linux/err.h: ERR_PTR converts to any pointer (C converts void * implicitly, C++ does not).
+struct kshim_err_ptr {
+  long error;
+  template <class T>
+  operator T*() const { return reinterpret_cast<T*>(error); }
+};
+#define ERR_PTR(e) (::krwsem::kshim_err_ptr{(long)(e)})
+#define IS_ERR(p) ((unsigned long)(void*)(p) >= (unsigned long)-4095)
+
+// atomic_long_t (include/linux/atomic/atomic-long.h) over a Relacy atomic, with the kernel's
+// orderings: plain ops (read, set, add, andnot, or) relaxed; _acquire/_release as named;
+// value-returning ops without a suffix fully ordered (seq_cst); a failed try_cmpxchg relaxed.
+typedef rl::atomic<long> atomic_long_t;
+inline long kshim_add_return(atomic_long_t* v, long i, rl::memory_order mo, rl::debug_info_param info) {
+  return v->fetch_add(i, mo, info) + i;
+}
+// old is a long * or, for sem->owner, an unsigned long * (C converts, C++ does not).
+template <class T>
+bool kshim_try_cmpxchg(atomic_long_t* v, T* old, long nw, rl::memory_order mo, rl::debug_info_param info) {
+  static_assert(sizeof(T) == sizeof(long), "try_cmpxchg on a long");
+  long expected = (long)*old;
+  bool ok = v->compare_exchange_strong(expected, nw, mo, info, rl::mo_relaxed, info);
+  *old = (T)expected;
+  return ok;
+}
+#define atomic_long_read(v) ((v)->load(rl::mo_relaxed, RL_INFO))
+#define atomic_long_set(v, i) ((v)->store((long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_add(i, v) ((void)(v)->fetch_add((long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_andnot(i, v) ((void)(v)->fetch_and(~(long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_or(i, v) ((void)(v)->fetch_or((long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_add_return(i, v) kshim_add_return((v), (long)(i), rl::mo_seq_cst, RL_INFO)
+#define atomic_long_add_return_acquire(i, v) kshim_add_return((v), (long)(i), rl::mo_acquire, RL_INFO)
+#define atomic_long_add_return_release(i, v) kshim_add_return((v), (long)(i), rl::mo_release, RL_INFO)
+#define atomic_long_fetch_add(i, v) ((v)->fetch_add((long)(i), rl::mo_seq_cst, RL_INFO))
+#define atomic_long_fetch_add_release(i, v) ((v)->fetch_add((long)(i), rl::mo_release, RL_INFO))
+#define atomic_long_try_cmpxchg(v, old, nw) kshim_try_cmpxchg((v), (old), (long)(nw), rl::mo_seq_cst, RL_INFO)
+#define atomic_long_try_cmpxchg_acquire(v, old, nw) kshim_try_cmpxchg((v), (old), (long)(nw), rl::mo_acquire, RL_INFO)
+
+// A field of struct rwsem_waiter that another task reads or writes without the wait_lock, or
+// that the kernel accesses with smp_load_acquire / smp_store_release (task, handoff_set): a
+// Relacy atomic whose plain reads and writes are relaxed (what a C compiler emits for an
+// aligned word), so that their races are explored rather than reported as data races.
+template <class T>
+struct kshim_racy {
+  kshim_poison_last<kshim_racy> poison;
+  rl::generic_atomic<T, true> v;  // starts zeroed with no scheduling point, like a stack slot
+  explicit kshim_racy(const char* field) { trace_name(&v, "waiter.%s of task %d", field, (int)rl::thread_index()); }
+  operator T() const { return v.load(rl::mo_relaxed, RL_INFO); }
+  kshim_racy& operator=(T x) {
+    v.store(x, rl::mo_relaxed, RL_INFO);
+    return *this;
+  }
+};
+template <class T, class U>
+void kshim_store(kshim_racy<T>* p, U x, rl::memory_order mo, rl::debug_info_param info) {
+  p->v.store((T)x, mo, info);
+}
+template <class T>
+T kshim_load(kshim_racy<T>* p, rl::memory_order mo, rl::debug_info_param info) {
+  return p->v.load(mo, info);
+}
+// include/asm-generic/barrier.h, include/asm-generic/rwonce.h
+#define smp_store_release(p, x) kshim_store((p), (x), rl::mo_release, RL_INFO)
+#define smp_load_acquire(p) kshim_load((p), rl::mo_acquire, RL_INFO)
+#define WRITE_ONCE(x, val) kshim_store(&(x), (val), rl::mo_relaxed, RL_INFO)
+#define READ_ONCE(x) kshim_load(&(x), rl::mo_relaxed, RL_INFO)
+#define smp_acquire__after_ctrl_dep() rl::atomic_thread_fence(rl::mo_acquire, RL_INFO)
+#define smp_mb() rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO)
+
+// struct list_head (include/linux/list.h): links in instrumented variables, so that a link read
+// after its waiter's frame is gone is reported; the list ops are the kernel's, written here, each
+// passing the kernel's line for its rows.
+struct list_head {
+  kshim_poison_last<list_head> poison;
+  rl::var<list_head*> next, prev;
+  list_head() {
+    next($) = this;
+    prev($) = this;
+  }
+};
+using kshim_info = rl::debug_info_param;
+inline list_head* kshim_next(list_head* h, kshim_info i) { return h->next(i); }
+inline void kshim_init_list_head(list_head* h, kshim_info i) {
+  h->next(i) = h;
+  h->prev(i) = h;
+}
+inline void kshim_list_add(list_head* n, list_head* prev, list_head* next, kshim_info i) {
+  next->prev(i) = n;
+  n->next(i) = next;
+  n->prev(i) = prev;
+  prev->next(i) = n;
+}
+inline void kshim_list_add_tail(list_head* n, list_head* head, kshim_info i) { kshim_list_add(n, head->prev(i), head, i); }
+inline void kshim_list_unlink(list_head* e, kshim_info i) {
+  list_head *prev = e->prev(i), *next = e->next(i);
+  next->prev(i) = prev;
+  prev->next(i) = next;
+}
+// LIST_POISON1/2: the links of a deleted entry point nowhere valid.
+inline void kshim_list_del(list_head* e, kshim_info i) {
+  kshim_list_unlink(e, i);
+  e->next(i) = reinterpret_cast<list_head*>(0x100);
+  e->prev(i) = reinterpret_cast<list_head*>(0x122);
+}
+inline void kshim_list_move_tail(list_head* e, list_head* head, kshim_info i) {
+  kshim_list_unlink(e, i);
+  kshim_list_add_tail(e, head, i);
+}
+inline bool kshim_list_empty(list_head* h, kshim_info i) { return h->next(i) == h; }
+inline bool kshim_list_is_singular(list_head* h, kshim_info i) {
+  return !kshim_list_empty(h, i) && h->next(i) == h->prev(i);
+}
+#define INIT_LIST_HEAD(h) ::krwsem::kshim_init_list_head((h), RL_INFO)
+#define list_add_tail(n, h) ::krwsem::kshim_list_add_tail((n), (h), RL_INFO)
+#define list_del(e) ::krwsem::kshim_list_del((e), RL_INFO)
+#define list_move_tail(e, h) ::krwsem::kshim_list_move_tail((e), (h), RL_INFO)
+#define list_empty(h) ::krwsem::kshim_list_empty((h), RL_INFO)
+#define list_is_singular(h) ::krwsem::kshim_list_is_singular((h), RL_INFO)
+#define container_of(ptr, type, member) ((type*)((char*)(ptr)-offsetof(type, member)))
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_first_entry(ptr, type, member) list_entry(::krwsem::kshim_next((ptr), RL_INFO), type, member)
+#define list_next_entry(pos, member) \
+  list_entry(::krwsem::kshim_next(&(pos)->member, RL_INFO), std::remove_reference_t<decltype(*(pos))>, member)
+#define list_entry_is_head(pos, head, member) (&(pos)->member == (head))
+#define list_for_each_entry_safe(pos, n, head, member)                                            \
+  for (pos = list_first_entry(head, std::remove_reference_t<decltype(*(pos))>, member),              \
+      n = list_next_entry(pos, member);                                                             \
+       !list_entry_is_head(pos, head, member); pos = n, n = list_next_entry(n, member))
+
+// raw_spinlock_t over the hand model's wait_lock (a blocking Relacy mutex, so that waiting is
+// not a livelock), with the owner lockdep_assert_held checks.
+struct raw_spinlock_t {
+  rl::mutex* m;
+  int ghost_owner;
+};
+inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
+  l->m->lock(info);
+  l->ghost_owner = rl::thread_index();
+}
+inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
+  l->ghost_owner = -1;
+  l->m->unlock(info);
+}
+#define raw_spin_lock_irq(l) kshim_spin_lock((l), RL_INFO)
+#define raw_spin_unlock_irq(l) kshim_spin_unlock((l), RL_INFO)
+#define raw_spin_lock_irqsave(l, flags) ((void)&(flags), kshim_spin_lock((l), RL_INFO))
+#define raw_spin_unlock_irqrestore(l, flags) ((void)&(flags), kshim_spin_unlock((l), RL_INFO))
+#define lockdep_assert_held(l) \
+  VM_CHECK((l)->ghost_owner == (int)rl::thread_index(), "lock not held", "lockdep_assert_held(%s) fails", #l)
+
+// struct rw_semaphore (include/linux/rwsem.h): count and wait_lock are the hand model's objects
+// (rw_semaphore::attach_kernel_rwsem), owner and wait_list the kernel code's own.
+struct rw_semaphore {
+  atomic_long_t& count;
+  atomic_long_t owner;
+  raw_spinlock_t wait_lock;
+  list_head wait_list;
+  void* magic;  // CONFIG_DEBUG_RWSEMS
+  const char* name;
+  rw_semaphore(atomic_long_t* c, rl::mutex* wl, const char* n) : count(*c), wait_lock{wl, -1}, magic(this), name(n) {
+    // __init_rwsem: owner 0 (count is the hand model's, already RWSEM_UNLOCKED_VALUE).
+    owner.store(0, rl::mo_relaxed, $);
+    trace_name(&owner, "owner of %s", n);
+    trace_name(&wait_list, "wait_list of %s", n);
+  }
+};
+#define RWSEM_UNLOCKED_VALUE 0L
+
+// include/linux/sched.h, kernel/sched/core.c: tasks and wake-ups are the model's (model/sched.hpp),
+// which follows the kernel's wake_q rules. Only TASK_UNINTERRUPTIBLE sleeps are modelled (the
+// scenarios use down_read / down_write), so no signal is ever pending.
+#define current (::current_task())
+#define TASK_RUNNING 0
+#define TASK_INTERRUPTIBLE 1
+#define TASK_UNINTERRUPTIBLE 2
+#define TASK_KILLABLE (TASK_UNINTERRUPTIBLE | 256)
+#define signal_pending_state(state, p) ((void)(state), (void)(p), false)
+#define rt_or_dl_task(p) ((void)(p), false)
+#define need_resched() false
+inline void kshim_set_current_state(int state, rl::debug_info_param info) {
+  VM_CHECK(state == TASK_UNINTERRUPTIBLE, "unmodelled", "set_current_state(%d): only TASK_UNINTERRUPTIBLE is modelled", state);
+  kshim_rwsem_row(info, "set_current_state(TASK_UNINTERRUPTIBLE)");
+  set_current_state_uninterruptible();
+}
+#define set_current_state(state) kshim_set_current_state((state), RL_INFO)
+// __set_current_state(TASK_RUNNING): the model's run state is reset by the next set_current_state.
+#define __set_current_state(state) ((void)(state))
+inline void kshim_schedule(rl::debug_info_param info) {
+  kshim_rwsem_row(info, "schedule()");
+  ::schedule();
+}
+#define schedule_preempt_disabled() kshim_schedule(RL_INFO)
+#define DEFINE_WAKE_Q(name) ::wake_q_head name
+#define wake_q_init(q) ((q)->n = 0)
+inline void kshim_wake_q_add(::wake_q_head* q, ::task_struct* t, bool safe, rl::debug_info_param info) {
+  kshim_rwsem_row(info, "%s(task %d)", safe ? "wake_q_add_safe" : "wake_q_add", t ? t->pid : -1);
+  if (safe)
+    ::wake_q_add_safe(q, t);
+  else
+    ::wake_q_add(q, t);
+}
+#define wake_q_add(q, t) kshim_wake_q_add((q), (t), false, RL_INFO)
+#define wake_q_add_safe(q, t) kshim_wake_q_add((q), (t), true, RL_INFO)
+inline void kshim_wake_up_q(::wake_q_head* q, rl::debug_info_param info) {
+  kshim_rwsem_row(info, "wake_up_q (%d task(s))", q->n);
+  ::wake_up_q(q);
+}
+#define wake_up_q(q) kshim_wake_up_q((q), RL_INFO)
+inline void kshim_get_task_struct(::task_struct* t, rl::debug_info_param info) {
+  kshim_rwsem_row(info, "get_task_struct(task %d)", t ? t->pid : -1);
+  ::get_task_struct(t);
+}
+#define get_task_struct(t) kshim_get_task_struct((t), RL_INFO)
+
+// RWSEM_WAIT_TIMEOUT: whether a waiter has waited long enough is the hand model's
+// nondeterministic choice (model/rwsem_count.hpp rwsem_wait_timed_out); jiffies is never read.
+#define jiffies 0UL
+inline bool kshim_time_after(rl::debug_info_param info) {
+  bool after = rl::rand(2) == 1;
+  kshim_rwsem_row(info, "time_after(jiffies, waiter->timeout): %s", after ? "timed out" : "not yet");
+  return after;
+}
+#define time_after(a, b) ((void)(a), (void)(b), kshim_time_after(RL_INFO))
+
+// No-ops: preemption (the model has no preemption control: a task runs until it blocks or the
+// scheduler switches), lockdep beyond lockdep_assert_held, lock statistics and tracepoints.
+#define preempt_disable() ((void)0)
+#define preempt_enable() ((void)0)
+#define lockdep_assert_preemption_disabled() ((void)0)
+#define lockevent_inc(ev) ((void)0)
+#define lockevent_cond_inc(ev, c) ((void)(c))
+#define trace_contention_begin(lock, flags) ((void)0)
+#define trace_contention_end(lock, ret) ((void)0)
+
+// WARN_ON_ONCE: a failed check (a warning is a bug). DEBUG_RWSEMS_WARN_ON is the tree's own,
+// empty without CONFIG_DEBUG_RWSEMS.
+inline bool kshim_warn(bool cond, const char* what, rl::debug_info_param info) {
+  if (cond) vm_fail("kernel warning", info, "WARN_ON_ONCE(%s)", what);
+  return cond;
+}
+#define WARN_ON_ONCE(c) kshim_warn(!!(c), #c, RL_INFO)
+
+}  // namespace krwsem
+
+// C code may name a variable new (rwsem_try_write_lock does), a C++ keyword that Relacy also
+// defines as a macro: after every header, it names a variable.
+#undef new
+#define new kshim_new
