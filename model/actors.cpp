@@ -119,8 +119,8 @@ void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next
     // VMA on, so that its mas_find meets next, beyond the ceiling, and stops there.
     detached->vmas[0] = vma;
     detached->nr = 1;
-    if (next) detached->vmas[1] = next;
-    detached->mt_entries = next ? 2 : 1;
+    detached->vmas[1] = next;
+    detached->mt_entries = 1 + (next != nullptr);
     unmap_region(vma->vm_mm, detached, prev, next, true);
   }
   if (writable_file_mapping) mapping_unmap_writable(f->f_mapping);

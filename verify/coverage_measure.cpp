@@ -32,7 +32,7 @@ static std::string run_gcovr(const std::string& src, const std::string& bin, con
   std::vector<std::string> args = {"gcovr", "--root", src, "--object-directory", bin, "--filter", "model/",
                                    "--exclude-unreachable-branches", "--exclude-throw-branches",
                                    // the checker's own checks are not kernel branches
-                                   "--exclude-lines-by-pattern", ".*VM_CHECK\\(.*", "--json", json_out};
+                                   "--exclude-lines-by-pattern", ".*(VM_CHECK|RL_ASSERT)\\(.*", "--json", json_out};
   if (!html.empty()) {
     fs::create_directories(html);
     args.insert(args.end(), {"--html-details", html + "/index.html"});
