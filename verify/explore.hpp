@@ -32,9 +32,7 @@ rl::test_result_e run_with(rl::test_params& p, std::string* state) {
   rl::test_result_e r;
   switch (p.search_type) {
     case rl::sched_full:
-      // A saved state replays under Relacy's own full search (the same tree, the same format).
-      if (!p.initial_state.empty()) r = rl::run_test<Suite, rl::full_search_scheduler<n>>(p, st, false);
-      else r = rl::run_test<Suite, shard_scheduler<n>>(p, st, false);
+      r = rl::run_test<Suite, shard_scheduler<n>>(p, st, false);  // a saved state too (set_state_impl)
       break;
     case rl::sched_bound: r = rl::run_test<Suite, rl::context_bound_scheduler<n>>(p, st, false); break;
     default: r = rl::run_test<Suite, rl::random_scheduler<n>>(p, st, false); break;
@@ -92,6 +90,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     replay.budget = 1;
     replay.initial_state = state;
     replay.progress = false;
+    replay.shard_index = 0, replay.shard_count = 1;  // the state is a whole path from the root
     begin(s, replay);
     std::string ignored;
     run_with<Suite>(q, &ignored);

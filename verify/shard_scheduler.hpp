@@ -2,9 +2,9 @@
 // relacy/full_search_scheduler.hpp), restricted to one shard of the search tree and, when
 // asked, reduced by source-DPOR with sleep sets (Abdulla et al., POPL 2014; README, "The
 // reduction"). Only the choice of the next index at each thread-choice node is ours;
-// scheduling, yields, timed and spurious wake-ups are Relacy's.
-// With one shard and no reduction it explores exactly what rl::full_search_scheduler explores,
-// in the same order; its paths are Relacy's search states, replayed by Relacy's own scheduler.
+// scheduling, yields, timed and spurious wake-ups are Relacy's, except that a park is no yield
+// (schedule_impl). With one shard and no reduction it explores the tree Relacy's full search
+// would explore with that one change, in the same order; its paths are in Relacy's format.
 #pragma once
 #include "model/rl_env.hpp"
 #include "verify/step_footprint.hpp"
@@ -48,6 +48,13 @@ inline ShardRange child_range(ShardRange r, unsigned count, unsigned j) {
   return {r.lo + j % m, r.lo + j % m + 1};
 }
 
+// Relacy's history of events (rl::context::history_) grows for the whole run when collected, as
+// a reduced search collects it: it is cleared at each iteration's start, or a long search runs
+// out of memory. Reached through the context's own protected member, from a derived class.
+struct relacy_history : rl::context {
+  static rl::history_mgr& of(rl::context& c) { return c.*(&relacy_history::history_); }
+};
+
 template <rl::thread_id_t thread_count>
 class shard_scheduler
     : public rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
@@ -77,6 +84,7 @@ class shard_scheduler
 
   // As tree_search_scheduler's, but through our rand_impl.
   rl::thread_id_t iteration_begin_impl() {
+    if (g_reduce) relacy_history::of(rl::ctx()).clear();
     this->stree_depth_ = 0;
     steps_.clear();
     pool_.clear();
@@ -181,6 +189,10 @@ class shard_scheduler
   // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
   rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
     if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
+    // A park is a yield to Relacy (context::park_current_thread): the parked thread may not run
+    // again until every other thread has passed a scheduling point. The kernel has no such rule
+    // (a woken task may run at once, before the others move), so a park does not yield here.
+    if (yield && this->thread_->state_ == rl::thread_state_blocked) yield = 0;
     if (g_reduce) {
       if (yield || no_reduction_) step_.global = true;
       end_step();
@@ -192,6 +204,15 @@ class shard_scheduler
       begin_step(th);
     }
     return th;
+  }
+
+  // A saved search state (Relacy's format, get_state_impl) replays here, not under Relacy's own
+  // full search, whose parks yield: the recorded nodes, none of them a reduction decision.
+  void set_state_impl(std::istream& ss) {
+    base_t::set_state_impl(ss);
+    Node replayed;
+    replayed.range = root();
+    node_.assign(this->stree_.size(), replayed);
   }
 
   bool can_switch(thread_info_t&) { return true; }

@@ -2,6 +2,8 @@
 // writes it (test_params::output_history streams every event to test_params::output_stream as it
 // happens): the reduction (verify/shard_scheduler.hpp) needs no hook inside Relacy or the model.
 #pragma once
+#include <algorithm>
+#include <cstring>
 #include <streambuf>
 #include "model/rl_env.hpp"
 
@@ -58,7 +60,18 @@ class history_tap : public std::streambuf {
     return c;
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    for (std::streamsize i = 0; i < n; i++) put(s[i]);
+    const char* end = s + n;
+    while (s < end) {  // whole runs up to each newline: the tap sees every event Relacy logs
+      const char* nl = static_cast<const char*>(std::memchr(s, '\n', end - s));
+      const char* stop = nl ? nl : end;
+      const size_t run = stop - s, room = sizeof line_ - 1 - len_;
+      std::memcpy(line_ + len_, s, std::min(run, room));
+      len_ += std::min(run, room);
+      too_long_ = too_long_ || run > room;
+      if (!nl) break;
+      put('\n');
+      s = nl + 1;
+    }
     return n;
   }
 
@@ -89,14 +102,14 @@ class history_tap : public std::streambuf {
       target->global = true;
       return;
     }
-    if (std::strstr(ev, "seq_cst")) target->add(kSeqCstOrder, true);
-    if (ev[0] == '<') {  // atomic, variable, mutex, event, condition variable, semaphore, futex
+    if (ev[0] == '<') {  // seq_cst atomics order through their own object only (relacy/thread.hpp)  // atomic, variable, mutex, event, condition variable, semaphore, futex
       const uintptr_t address = (uintptr_t)std::strtoull(ev + 1, nullptr, 16);
       const char* op = std::strchr(ev, '>');
       const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
       target->add(address, !reads);
       return;
     }
+    if (std::strstr(ev, "seq_cst fence")) target->add(kSeqCstOrder, true);  // joins seq_cst_fence_order_
     if (std::strncmp(ev, "memory allocation", 17) == 0 || std::strncmp(ev, "memory deallocation", 19) == 0) {
       target->add(kHeap, true);
       return;
