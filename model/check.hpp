@@ -16,3 +16,12 @@ inline void vm_fail(const char* kind, rl::debug_info_param info, const char* fmt
 
 #define VM_CHECK(cond, kind, ...) \
   do { if (!(cond)) vm_fail(kind, RL_INFO, __VA_ARGS__); } while (0)
+
+// A row of the model's own in Relacy's history at `info` (a trace row, not a scheduling point):
+// nothing unless Relacy is collecting the history.
+inline void history_row_v(rl::debug_info_param info, const char* fmt, va_list ap) {
+  if (!rl::ctx().collecting_history()) return;
+  char text[200];
+  std::vsnprintf(text, sizeof text, fmt, ap);
+  rl::ctx().exec_log_msg(info, text);
+}

@@ -11,14 +11,11 @@
 
 // A history row at the kernel's call site (a trace row, not a scheduling point).
 inline void kshim_row(const char* caller, const char* file, int line, const char* fmt, ...) {
-  if (!rl::ctx().collecting_history()) return;
-  char text[200];
+  if (std::strncmp(caller, "kbody_", 6) == 0) caller += 6;  // the kernel's name, not the shim's
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(text, sizeof text, fmt, ap);
+  history_row_v(rl::debug_info(caller, file, line), fmt, ap);
   va_end(ap);
-  if (std::strncmp(caller, "kbody_", 6) == 0) caller += 6;  // the kernel's name, not the shim's
-  rl::ctx().exec_log_msg(rl::debug_info(caller, file, line), text);
 }
 #define KSHIM_HERE __func__, __FILE__, __LINE__
 #define KSHIM_SITE const char *caller, const char *file, int line

@@ -18,13 +18,10 @@
 
 // A history row at the kernel's call site (a trace row, not a scheduling point).
 inline void kshim_rwsem_row(rl::debug_info_param info, const char* fmt, ...) {
-  if (!rl::ctx().collecting_history()) return;
-  char text[200];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(text, sizeof text, fmt, ap);
+  history_row_v(info, fmt, ap);
   va_end(ap);
-  rl::ctx().exec_log_msg(info, text);
 }
 
 // The end of an object on a task's stack: its bytes are cleared where the compiler cannot drop

@@ -35,6 +35,5 @@ struct rwsem_handoff : scenario_base<rwsem_handoff, 2> {
 
 VMAVERIFY_SCENARIO(rwsem_handoff, "rwsem_handoff",
                    "faithful rw_semaphore: a writer and a reader taking the lock twice; waiters may time out "
-                   "and request handoff. Context-bounded (6 preemptions; 7 takes 8M iterations, 2 minutes, since "
-                   "wake-ups follow the kernel's wake_q rules)",
-                   "bound:6");
+                   "and request handoff",
+                   "full+reduce");
