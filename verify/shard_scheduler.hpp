@@ -184,8 +184,8 @@ class shard_scheduler
 
   // Relacy's, with the step boundaries the reduction needs: the running step ends when its
   // thread reaches Relacy's scheduler, the next begins with the thread Relacy switches to.
-  // A yield (every park is one) changes when the other threads may run again (Relacy's yield
-  // priorities): such a step conflicts with every step. A timed or spuriously waking waiter
+  // A yield changes when the other threads may run again (Relacy's yield priorities): such a
+  // step conflicts with every step; a park is not one here (below). A timed or spuriously waking waiter
   // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
   rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
     if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
