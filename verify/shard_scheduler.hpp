@@ -218,10 +218,12 @@ class shard_scheduler
   bool can_switch(thread_info_t&) { return true; }
   void on_switch(thread_info_t&) {}
 
+  // Relacy's progress estimate, which it converts to a 64-bit count: capped below 2^64 (a deep
+  // tree's product of choices overflows it, undefined behaviour).
   double iteration_count_approx() {
     double total = 1;
-    for (size_t i = 0; i != this->stree_.size(); ++i) total *= this->stree_[i].count_;
-    return total;
+    for (size_t i = 0; i != this->stree_.size() && total < 1e18; ++i) total *= this->stree_[i].count_;
+    return std::min(total, 1e18);
   }
 
  private:
