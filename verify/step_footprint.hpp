@@ -102,7 +102,9 @@ class history_tap : public std::streambuf {
       target->global = true;
       return;
     }
-    if (ev[0] == '<') {  // seq_cst atomics order through their own object only (relacy/thread.hpp)  // atomic, variable, mutex, event, condition variable, semaphore, futex
+    // An object's event: atomic, variable, mutex, event, condition variable, semaphore, futex.
+    // A seq_cst atomic orders through its own object only (relacy/thread.hpp), not the fences' order.
+    if (ev[0] == '<') {
       const uintptr_t address = (uintptr_t)std::strtoull(ev + 1, nullptr, 16);
       const char* op = std::strchr(ev, '>');
       const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
