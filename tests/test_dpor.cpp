@@ -19,7 +19,7 @@ uint64_t g_seen = 0;        // outcomes reached, one bit each
 void begin_iteration() {
   g_iterations++;
   // The set-up belongs to no thread's step (as in exploration::iteration_begin).
-  if (exploration::g_history_tap && exploration::g_history_tap->target) exploration::g_history_tap->target->clear();
+  if (exploration::g_history_reader) exploration::g_history_reader->skip();
 }
 void seen(unsigned outcome) { g_seen |= uint64_t(1) << outcome; }
 
@@ -31,27 +31,27 @@ struct Outcome {
 // One full search of Suite through vmaverify's scheduler, reduced or not, as shard/shards.
 template <class Suite>
 Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1) {
-  exploration::history_tap tap;
-  std::ostream tap_stream(&tap);
+  exploration::history_reader reader;
+  std::ostream dropped(nullptr);
   rl::ostringstream out, st;
   rl::test_params p;
   p.search_type = rl::sched_full;
   p.output_stream = &out;
   p.progress_stream = &out;
   if (reduce) {
-    p.output_stream = &tap_stream;
-    p.collect_history = p.output_history = true;
+    p.output_stream = &dropped;
+    p.collect_history = true;
   }
   exploration::g_shard = {shard, shards, shards * 16};
   exploration::g_foreign_iterations = 0;
   exploration::g_reduction_fallbacks = 0;
   exploration::g_reduce = reduce;
-  exploration::g_history_tap = reduce ? &tap : nullptr;
+  exploration::g_history_reader = reduce ? &reader : nullptr;
   g_iterations = g_seen = 0;
   const rl::test_result_e r =
       rl::run_test<Suite, exploration::shard_scheduler<Suite::params::thread_count>>(p, st, false);
   exploration::g_reduce = false;
-  exploration::g_history_tap = nullptr;
+  exploration::g_history_reader = nullptr;
   exploration::g_shard = {0, 1, 1};
   return {r, g_iterations - exploration::g_foreign_iterations, g_seen, exploration::g_reduction_fallbacks};
 }

@@ -1,8 +1,9 @@
 // Differential tests of the reduction (source-DPOR with sleep sets; README, "The reduction"):
 // wherever plain full search ends, the reduced search gives the same verdict, reaches the same
 // batch states and the same figures (a race the reduction had to answer by exploring every
-// thread shows as the figure "reduction fallbacks", so it fails here), catches every mutant with
-// the same failure kind, in no more iterations.
+// thread shows as the figure "reduction fallbacks", and an event whose type the reduction had
+// to read from its text as "events read from text", so either fails here), catches every mutant
+// with the same failure kind, in no more iterations.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +11,10 @@
 #include "model/batch_states.hpp"
 #include "model/mutants.hpp"
 #include "verify/scenario.hpp"
+
+namespace exploration {
+extern bool g_check_event_fields;  // verify/shard_scheduler.hpp (which brings Relacy's macros)
+}
 
 namespace {
 
@@ -66,6 +71,21 @@ TEST(Reduction, SameVerdictStatesAndFiguresOnEveryScenario) {
   std::printf("all %d: plain %llu, reduced %llu, ratio %.1f\n", compared, (unsigned long long)plain_total,
               (unsigned long long)reduced_total, (double)plain_total / std::max<uint64_t>(1, reduced_total));
   EXPECT_LT(reduced_total * 20, plain_total) << "the reduction no longer reduces";
+}
+
+// The reduction reads the events of known types from their fields (verify/footprint_types.cpp):
+// on scenarios of every kind of shared object, each event read from its fields reads as its text.
+TEST(Reduction, EventFieldsReadAsTheirText) {
+  exploration::g_check_event_fields = true;
+  for (const char* name : {"rwsem_handoff", "rwsem_stale_wakeup", "rwsem_agrees", "teardown_library_vs_mmap"}) {
+    const Scenario* s = find_scenario(name);
+    ASSERT_NE(s, nullptr) << name;
+    const Explored e = explore(*s, true);
+    EXPECT_EQ(e.r.result, "verified") << name;
+    EXPECT_EQ(e.r.stats.count("event fields unlike text"), 0u) << name << ": " << e.r.stats.at("event fields unlike text");
+    EXPECT_EQ(e.r.stats.count("events read from text"), 0u) << name;
+  }
+  exploration::g_check_event_fields = false;
 }
 
 // Every mutant that plain full search catches within the budget is caught by the reduced search

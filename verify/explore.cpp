@@ -11,7 +11,27 @@ ShardPlan g_shard;
 uint64_t g_foreign_iterations = 0;
 bool g_reduce = false;
 uint64_t g_reduction_fallbacks = 0;
-history_tap* g_history_tap = nullptr;
+history_reader* g_history_reader = nullptr;
+uint64_t g_events_from_text = 0;
+bool g_check_event_fields = false;
+uint64_t g_event_fields_unlike_text = 0;
+
+// rl::history_mgr keeps its entries private and has no reader. An explicit instantiation may
+// name a private member (C++17 [temp.explicit]/14): this one hands out the member's pointer, so
+// that Relacy is read as it is, neither copied nor patched.
+namespace {
+struct entries_tag {
+  typedef relacy_entries rl::history_mgr::*type;
+  friend type member(entries_tag);
+};
+template <typename Tag, typename Tag::type Member>
+struct member_of {
+  friend typename Tag::type member(Tag) { return Member; }
+};
+template struct member_of<entries_tag, &rl::history_mgr::exec_history_>;
+}  // namespace
+
+const relacy_entries& entries_of(rl::history_mgr& h) { return h.*member(entries_tag()); }
 rl::string g_failure_state;
 
 namespace {
@@ -116,7 +136,7 @@ void* relacy_or_malloc(size_t size) { return rl::is_ctx() ? rl::ctx().alloc(size
 
 void iteration_begin() {
   // The set-up (constructors, before()) is no thread's step: the first step starts here.
-  if (g_history_tap && g_history_tap->target) g_history_tap->target->clear();
+  if (g_history_reader) g_history_reader->skip();
   g.started++;
   if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
   if (g.progress && (g.started & 0xffff) == 0) {
@@ -191,6 +211,8 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
   // Shown only when it happened: a race the reduction had to answer by exploring every thread.
   if (g_reduction_fallbacks) res.stats["reduction fallbacks"] = (long)g_reduction_fallbacks;
+  if (g_events_from_text) res.stats["events read from text"] = (long)g_events_from_text;
+  if (g_event_fields_unlike_text) res.stats["event fields unlike text"] = (long)g_event_fields_unlike_text;
   g_active_mutant = Mutant::none;
   g_teardown_variant = teardown_variant::batched;
   if (r == rl::test_result_until_condition_hit) {

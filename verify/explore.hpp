@@ -60,15 +60,17 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
   p.initial_state = o.initial_state.c_str();
   p.collect_history = !o.initial_state.empty();
-  // The reduction reads what each step touched from Relacy's history, streamed as it happens.
+  // The reduction reads what each step touched from Relacy's record of the run's events; what
+  // Relacy prints of a failing iteration is dropped: the replay below prints it.
   const bool reduced = (o.reduce || o.search.reduce) && o.search.kind == SearchSpec::Kind::full && o.initial_state.empty();
-  history_tap tap;
-  std::ostream tap_stream(&tap);
+  history_reader reader;
+  reader.events.check_fields = g_check_event_fields;
+  std::ostream dropped(nullptr);
   g_reduce = reduced;
-  g_history_tap = reduced ? &tap : nullptr;
+  g_history_reader = reduced ? &reader : nullptr;
   if (reduced) {
-    p.output_stream = &tap_stream;
-    p.collect_history = p.output_history = true;
+    p.output_stream = &dropped;
+    p.collect_history = true;
     g_failure_state.clear();
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -76,7 +78,9 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   rl::test_result_e r = run_with<Suite>(p, &state);
   if (reduced) state = std::string(g_failure_state.c_str());
   g_reduce = false;
-  g_history_tap = nullptr;
+  g_history_reader = nullptr;
+  g_events_from_text = reader.events.formatted;
+  g_event_fields_unlike_text = reader.events.fields_unlike_text;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
   if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {

@@ -21,12 +21,18 @@ extern ShardPlan g_shard;
 // Iterations this process ran but does not own (a leaf reached before the tree split far
 // enough to give it one owner): run by several shards, counted by its owner only.
 extern uint64_t g_foreign_iterations;
-// Reduction on; the footprints of the steps come from this tap on Relacy's history.
+// Reduction on; the footprints of the steps come from this reader of Relacy's history.
 extern bool g_reduce;
 // Races the reduction could not place on a thread choice (none while the model keeps to the
 // README's rules); each made every earlier thread choice of its iteration explore all threads.
 extern uint64_t g_reduction_fallbacks;
-extern history_tap* g_history_tap;
+extern history_reader* g_history_reader;
+// Events of the last reduced search read from their printed text: of a type not in
+// verify/footprint_types.cpp (the same footprint, slower).
+extern uint64_t g_events_from_text;
+// Check every event of a known type against its text too (tests); the events whose readings differed.
+extern bool g_check_event_fields;
+extern uint64_t g_event_fields_unlike_text;
 // The search state of the failing iteration (Relacy writes none when it collects history, as
 // the reduction needs): "ITERATION PATH", as Relacy's own get_state writes it.
 extern rl::string g_failure_state;
@@ -48,13 +54,6 @@ inline ShardRange child_range(ShardRange r, unsigned count, unsigned j) {
   return {r.lo + j % m, r.lo + j % m + 1};
 }
 
-// Relacy's history of events (rl::context::history_) grows for the whole run when collected, as
-// a reduced search collects it: it is cleared at each iteration's start, or a long search runs
-// out of memory. Reached through the context's own protected member, from a derived class.
-struct relacy_history : rl::context {
-  static rl::history_mgr& of(rl::context& c) { return c.*(&relacy_history::history_); }
-};
-
 template <rl::thread_id_t thread_count>
 class shard_scheduler
     : public rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
@@ -69,12 +68,9 @@ class shard_scheduler
   typedef typename base_t::shared_context_t shared_context_t;
 
   shard_scheduler(rl::test_params& params, shared_context_t& ctx, rl::thread_id_t dynamic_thread_count)
-      : base_t(params, ctx, dynamic_thread_count) {
-    if (g_reduce && g_history_tap) g_history_tap->target = &step_;
-  }
+      : base_t(params, ctx, dynamic_thread_count) {}
 
   ~shard_scheduler() {
-    if (g_reduce && g_history_tap) g_history_tap->target = nullptr;
     if (this->params_.test_result == rl::test_result_success) return;
     std::basic_ostringstream<char, std::char_traits<char>, rl::raw_allocator<char>> ss;
     ss << this->params_.stop_iteration << " ";
@@ -84,7 +80,12 @@ class shard_scheduler
 
   // As tree_search_scheduler's, but through our rand_impl.
   rl::thread_id_t iteration_begin_impl() {
-    if (g_reduce) relacy_history::of(rl::ctx()).clear();
+    // Relacy's history of events grows for the whole run when collected, as a reduced search
+    // collects it: cleared at each iteration's start, or a long search runs out of memory.
+    if (g_reduce) {
+      relacy_history::of(rl::ctx()).clear();
+      g_history_reader->restart();
+    }
     this->stree_depth_ = 0;
     steps_.clear();
     pool_.clear();
@@ -266,9 +267,10 @@ class shard_scheduler
   typename rl::vector<std::pair<rl::thread_id_t, size_t>>::type pending_;  // (thread, step that unblocked it)
   typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
   typename rl::vector<std::pair<size_t, size_t>>::type races_;
+  typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
   unsigned block_count_[thread_count];      // at the start of the current step
 
-  Footprint step_;          // what the current step has touched so far (filled by the history tap)
+  Footprint step_;          // what the current step has touched (read from the history as it ends)
   bool in_step_ = false;
   long choice_depth_ = -1;  // the thread-choice node of the step about to begin, -1 if none
   bool choice_decision_ = false;
@@ -358,6 +360,7 @@ class shard_scheduler
   void end_step() {
     if (!in_step_) return;
     in_step_ = false;
+    g_history_reader->read(step_);
     Step& s = steps_.back();
     s.objects_begin = pool_.size();
     pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
@@ -401,21 +404,31 @@ class shard_scheduler
     if (m == 0) return;
     clocks_.assign(m * thread_count, -1);
     races_.clear();
-    long last_of[thread_count];
-    for (rl::thread_id_t t = 0; t < thread_count; t++) last_of[t] = -1;
+    for (rl::thread_id_t t = 0; t < thread_count; t++) steps_of_[t].clear();
     for (size_t j = 0; j < m; j++) {
       long* cj = &clocks_[j * thread_count];
       const Step& sj = steps_[j];
-      if (last_of[sj.thread] >= 0) std::copy_n(&clocks_[last_of[sj.thread] * thread_count], thread_count, cj);
+      if (!steps_of_[sj.thread].empty())
+        std::copy_n(&clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, cj);
       for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) join(cj, enablers_[e]);
-      for (size_t i = j; i-- != 0;) {
-        const Step& si = steps_[i];
-        if (si.thread == sj.thread || cj[si.thread] >= (long)i || !conflict(si, sj)) continue;
-        races_.push_back({i, j});
-        join(cj, i);
+      // The earlier steps of other threads not ordered before j, latest first (a merge of the
+      // threads' lists of steps): each that conflicts with j races with it, and orders before it.
+      size_t pos[thread_count];
+      for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
+      for (;;) {
+        long i = -1;
+        rl::thread_id_t ti = 0;
+        for (rl::thread_id_t t = 0; t < thread_count; t++)
+          if (t != sj.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(cj[t], i))
+            i = (long)steps_of_[t][pos[t] - 1], ti = t;
+        if (i < 0) break;
+        pos[ti]--;
+        if (!conflict(steps_[i], sj)) continue;
+        races_.push_back({(size_t)i, j});
+        join(cj, (size_t)i);
       }
       cj[sj.thread] = (long)j;
-      last_of[sj.thread] = (long)j;
+      steps_of_[sj.thread].push_back(j);
     }
     for (const auto& r : races_) reverse_race(r.first, r.second);
   }

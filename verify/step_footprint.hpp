@@ -1,16 +1,17 @@
-// What the steps of an interleaving touched, read from Relacy's own execution history as Relacy
-// writes it (test_params::output_history streams every event to test_params::output_stream as it
-// happens): the reduction (verify/shard_scheduler.hpp) needs no hook inside Relacy or the model.
+// What the steps of an interleaving touched, read from Relacy's own record of the run's events
+// (rl::history_mgr, filled when test_params::collect_history is on): the reduction
+// (verify/shard_scheduler.hpp) needs no hook inside Relacy or the model.
 #pragma once
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 #include <streambuf>
 #include "model/rl_env.hpp"
 
 namespace exploration {
 
 // The objects one step touched: address and whether it wrote. `global` when the step did
-// something whose effect is not tied to one object (a yield, a line too long to read): it
+// something whose effect is not tied to one object (a yield, an event too long to read): it
 // conflicts with every step.
 struct Footprint {
   typename rl::vector<uintptr_t>::type objects;  // address << 1 | wrote
@@ -47,59 +48,74 @@ struct Footprint {
 constexpr uintptr_t kSeqCstOrder = 1;  // seq_cst fences order against each other (seq_cst_fence_order_)
 constexpr uintptr_t kHeap = 2;         // Relacy's heap: which block an allocation gets depends on the order
 
-// The stream Relacy's history goes to during a reduced search: each event line is added to
-// *target. Fixed storage: it runs inside iterations, where allocations land on Relacy's heap.
-class history_tap : public std::streambuf {
- public:
-  Footprint* target = nullptr;
+// Relacy's record of the run's events (rl::context::history_): reached through the context's
+// own protected member, from a derived class.
+struct relacy_history : rl::context {
+  static rl::history_mgr& of(rl::context& c) { return c.*(&relacy_history::history_); }
+};
+// Its list of entries, private to rl::history_mgr: defined in explore.cpp (how, there).
+typedef rl::vector<rl::history_entry>::type relacy_entries;
+const relacy_entries& entries_of(rl::history_mgr& h);
 
- protected:
-  int_type overflow(int_type c) override {
-    if (c == traits_type::eof()) return traits_type::not_eof(c);
-    put((char)c);
-    return c;
+// How one type of event is read: what it adds to a footprint.
+typedef void (*event_footprint_f)(const void* ev, Footprint& f);
+
+// The event types read from their fields, each known by the function that prints it
+// (history_entry::output_). Filled before main (verify/footprint_types.cpp); a type not in it
+// is read from its printed text, which gives the same footprint, only slower.
+class event_types {
+ public:
+  static event_types& all() {
+    static event_types t;
+    return t;
   }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const char* end = s + n;
-    while (s < end) {  // whole runs up to each newline: the tap sees every event Relacy logs
-      const char* nl = static_cast<const char*>(std::memchr(s, '\n', end - s));
-      const char* stop = nl ? nl : end;
-      const size_t run = stop - s, room = sizeof line_ - 1 - len_;
-      std::memcpy(line_ + len_, s, std::min(run, room));
-      len_ += std::min(run, room);
-      too_long_ = too_long_ || run > room;
-      if (!nl) break;
-      put('\n');
-      s = nl + 1;
+  void add(rl::event_output_f key, event_footprint_f read) {
+    size_t i = hash(key);
+    for (size_t n = 0; n < kSlots && slot_[i].key && slot_[i].key != key; n++) i = (i + 1) % kSlots;
+    if (!slot_[i].key || slot_[i].key == key) slot_[i] = {key, read};
+  }
+  event_footprint_f find(rl::event_output_f key) const {
+    for (size_t i = hash(key), n = 0; n < kSlots; i = (i + 1) % kSlots, n++) {
+      if (slot_[i].key == key) return slot_[i].read;
+      if (!slot_[i].key) return nullptr;
     }
-    return n;
+    return nullptr;
   }
 
  private:
-  char line_[1024];
-  size_t len_ = 0;
-  bool too_long_ = false;
+  static constexpr size_t kSlots = 512;
+  struct Slot {
+    rl::event_output_f key = nullptr;
+    event_footprint_f read = nullptr;
+  } slot_[kSlots];
+  static size_t hash(rl::event_output_f key) { return ((uintptr_t)key >> 4) % kSlots; }
+};
 
-  void put(char c) {
-    if (c != '\n') {
-      if (len_ + 1 < sizeof line_) line_[len_++] = c;
-      else too_long_ = true;
-      return;
-    }
-    line_[len_] = 0;
-    if (target) read_event(line_, too_long_);
-    len_ = 0;
-    too_long_ = false;
+// One event's object and access: from its fields when its type is known, else from its text.
+class event_reader {
+ public:
+  event_reader() : text_(&line_) {}
+  void read(const rl::history_entry& e, Footprint& f) {
+    const event_footprint_f known = event_types::all().find(e.output_);
+    if (known && !check_fields) return known(e.ev_, f);
+    formatted += !known;
+    line_.reset();
+    e.output_(text_, e.ev_);
+    if (!known) return read_text(line_.str(), line_.cut(), f);
+    Footprint by_fields, by_text;  // both readings of a known type, compared
+    known(e.ev_, by_fields);
+    read_text(line_.str(), line_.cut(), by_text);
+    fields_unlike_text += by_fields.global != by_text.global || by_fields.objects != by_text.objects;
+    f.merge(by_fields);
   }
+  uint64_t formatted = 0;           // events read from their text
+  bool check_fields = false;        // read known types both ways (a test of the table)
+  uint64_t fields_unlike_text = 0;  // events whose two readings differ
 
-  // One line "[INDEX] THREAD: EVENT, in FUNCTION, FILE(LINE)" (relacy/history.hpp, output()).
-  void read_event(const char* line, bool cut) {
-    if (line[0] != '[') return;  // a report line, not an event
-    const char* ev = std::strstr(line, ": ");
-    if (!ev) return;
-    ev += 2;
+  // One event as Relacy prints it ("<ADDRESS> atomic load, ...", "seq_cst fence", ...).
+  static void read_text(const char* ev, bool cut, Footprint& f) {
     if (cut) {  // what the event touched may be in the part not kept
-      target->global = true;
+      f.global = true;
       return;
     }
     // An object's event: atomic, variable, mutex, event, condition variable, semaphore, futex.
@@ -108,20 +124,65 @@ class history_tap : public std::streambuf {
       const uintptr_t address = (uintptr_t)std::strtoull(ev + 1, nullptr, 16);
       const char* op = std::strchr(ev, '>');
       const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
-      target->add(address, !reads);
+      f.add(address, !reads);
       return;
     }
-    if (std::strstr(ev, "seq_cst fence")) target->add(kSeqCstOrder, true);  // joins seq_cst_fence_order_
+    if (std::strstr(ev, "seq_cst fence")) f.add(kSeqCstOrder, true);  // joins seq_cst_fence_order_
     if (std::strncmp(ev, "memory allocation", 17) == 0 || std::strncmp(ev, "memory deallocation", 19) == 0) {
-      target->add(kHeap, true);
+      f.add(kHeap, true);
       return;
     }
     // A yield changes other threads' priorities; WFMO waits on several objects at once.
-    if (std::strncmp(ev, "yield(", 6) == 0 || std::strncmp(ev, "WFMO", 4) == 0) target->global = true;
+    if (std::strncmp(ev, "yield(", 6) == 0 || std::strncmp(ev, "WFMO", 4) == 0) f.global = true;
     // Left: fences other than seq_cst (they change only the thread's own clocks), a thread
     // blocking itself or unblocking another (always in the step of the operation on the object
     // it waits on or signals, which is added above), and the model's own log lines.
   }
+
+ private:
+  // Fixed storage for one printed event: it is printed inside iterations, on Relacy's heap.
+  class line_buffer : public std::streambuf {
+   public:
+    void reset() {
+      setp(line_, line_ + sizeof line_ - 1);
+      cut_ = false;
+    }
+    const char* str() {
+      *pptr() = 0;
+      return line_;
+    }
+    bool cut() const { return cut_; }
+
+   protected:
+    int_type overflow(int_type c) override {
+      cut_ = true;
+      return traits_type::not_eof(c);
+    }
+
+   private:
+    char line_[1024];
+    bool cut_ = false;
+  };
+  line_buffer line_;
+  std::ostream text_;
+};
+
+// The events Relacy logged since the last read, added to a footprint.
+class history_reader {
+ public:
+  // Adds what the events logged since the last call touched.
+  void read(Footprint& f) {
+    const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
+    for (; next_ < e.size(); next_++) events.read(e[next_], f);
+  }
+  // Passes over the events logged so far (the set-up, which is no thread's step).
+  void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }
+  // Relacy's record was cleared.
+  void restart() { next_ = 0; }
+  event_reader events;
+
+ private:
+  size_t next_ = 0;
 };
 
 }  // namespace exploration

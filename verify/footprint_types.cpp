@@ -1,0 +1,114 @@
+// The event types the reduction reads from their fields (verify/step_footprint.hpp): Relacy's
+// own, and those of the types the model instruments. A type left out is read from its printed
+// text, the same footprint but slower: Reduction.SameVerdict checks that no event of a
+// scenario's reduced search needs its text.
+#include "model/rl_env.hpp"
+#include "verify/step_footprint.hpp"
+
+struct task_struct;   // model/sched.hpp
+struct wake_q_node;   // model/sched.hpp
+struct rwsem_waiter;  // model/rwsem_count.hpp
+namespace krwsem {
+struct list_head;  // model/kshim/rwsem.h
+}
+
+namespace exploration {
+namespace {
+
+enum class Access { read, write, var };  // var: rl::var's load or store, by the event's load_ flag
+
+// The object an event is about: var_addr_ for atomics, variables and mutexes, addr_ for the others.
+template <class E>
+auto object(const E& e, int) -> decltype((uintptr_t)e.var_addr_) {
+  return (uintptr_t)e.var_addr_;
+}
+template <class E>
+uintptr_t object(const E& e, long) {
+  return (uintptr_t)e.addr_;
+}
+
+template <class E, Access A>
+void read_object_event(const void* ev, Footprint& f) {
+  const E& e = *static_cast<const E*>(ev);
+  bool wrote = A == Access::write;
+  if constexpr (A == Access::var) wrote = !e.load_;
+  f.add(object(e, 0), wrote);
+}
+
+// One registration, made when the template is instantiated (explicitly, below): an explicit
+// instantiation may name an event type that is a private member of a Relacy class.
+template <class E, Access A>
+struct object_event {
+  static const bool added;
+};
+template <class E, Access A>
+const bool object_event<E, A>::added = (event_types::all().add(&rl::event_output<E>, &read_object_event<E, A>), true);
+
+// rl::atomic<T> (and rl::generic_atomic<T, ...>) and rl::var<T>.
+template <class T>
+struct instrumented_type {
+  typedef typename rl::atomic_add_type<T>::type Arg;
+  static const bool added;
+};
+template <class T>
+const bool instrumented_type<T>::added =
+    (object_event<rl::atomic_load_event<T>, Access::read>::added &
+     object_event<rl::atomic_store_event<T>, Access::write>::added &
+     object_event<rl::atomic_cas_event<T>, Access::write>::added &
+     object_event<rl::atomic_rmw_event<T, typename instrumented_type<T>::Arg>, Access::write>::added &
+     object_event<rl::atomic_rmw_event<T, T>, Access::write>::added &
+     object_event<rl::var_event<T>, Access::var>::added);
+
+template struct instrumented_type<int>;
+template struct instrumented_type<unsigned>;
+template struct instrumented_type<long>;
+template struct instrumented_type<unsigned long>;
+template struct instrumented_type<bool>;
+template struct instrumented_type<void*>;
+template struct instrumented_type<task_struct*>;
+template struct instrumented_type<wake_q_node*>;
+template struct instrumented_type<rwsem_waiter*>;
+template struct instrumented_type<krwsem::list_head*>;
+
+// Relacy's mutex (the semaphore's wait_lock) and event (a task's run state), per thread count:
+// a lock, unlock, set, reset or wait changes the object's state, a write.
+#define VMAVERIFY_SYNC_EVENTS(N)                                                          \
+  template struct object_event<rl::generic_mutex_data_impl<N>::event_t, Access::write>;   \
+  template struct object_event<rl::event_data_impl<N>::state_event, Access::write>;       \
+  template struct object_event<rl::event_data_impl<N>::wait_event, Access::write>;
+VMAVERIFY_SYNC_EVENTS(1)
+VMAVERIFY_SYNC_EVENTS(2)
+VMAVERIFY_SYNC_EVENTS(3)
+VMAVERIFY_SYNC_EVENTS(4)
+VMAVERIFY_SYNC_EVENTS(5)
+VMAVERIFY_SYNC_EVENTS(6)
+VMAVERIFY_SYNC_EVENTS(7)
+VMAVERIFY_SYNC_EVENTS(8)
+
+// Relacy's events that are no object's.
+void seq_cst_fence(const void* ev, Footprint& f) {
+  // Only seq_cst fences order against each other (seq_cst_fence_order_); other fences change
+  // only the thread's own clocks.
+  if (static_cast<const rl::atomic_fence_event*>(ev)->mo_ == rl::mo_seq_cst) f.add(kSeqCstOrder, true);
+}
+void heap(const void*, Footprint& f) { f.add(kHeap, true); }
+void everything(const void*, Footprint& f) { f.global = true; }  // a yield changes every thread's priority
+// A thread blocking itself or unblocking another does so in the step of the operation on the
+// object it waits on or signals, which that event adds; the model's log lines touch nothing.
+void nothing(const void*, Footprint&) {}
+
+const bool relacy_events = [] {
+  event_types& t = event_types::all();
+  t.add(&rl::event_output<rl::atomic_fence_event>, &seq_cst_fence);
+  t.add(&rl::event_output<rl::memory_alloc_event>, &heap);
+  t.add(&rl::event_output<rl::memory_free_event>, &heap);
+  t.add(&rl::event_output<rl::yield_event>, &everything);
+  t.add(&rl::event_output<rl::park_event>, &nothing);
+  t.add(&rl::event_output<rl::unpark_event>, &nothing);
+  t.add(&rl::event_output<rl::user_event>, &nothing);
+  t.add(&rl::event_output<rl::user_msg_event>, &nothing);
+  return true;
+}();
+
+}  // namespace
+}  // namespace exploration
