@@ -126,7 +126,7 @@ static void record_snapshot(const unlink_vma_file_batch<vm_area_struct>* vb, con
 // The batch as the checks read it, as a row of the trace (a history entry, not a scheduling
 // point): a step missing there (a forgotten final) is a row missing.
 static void log_batch_step(const unlink_vma_file_batch<vm_area_struct>* vb, const mm_struct* mm, batch_event ev) {
-  if (!rl::ctx().collecting_history()) return;
+  if (!model_rows_wanted()) return;
   static const char* const step[] = {"init", "add", "process", "final"};
   static const char* const kernel_function[] = {"unlink_file_vma_batch_init", "unlink_file_vma_batch_add",
                                                 "unlink_file_vma_batch_process", "unlink_file_vma_batch_final"};
@@ -201,7 +201,7 @@ void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end
 }
 
 void log_task(const char* kernel_function, const char* file, int line, const char* role) {
-  if (!rl::ctx().collecting_history()) return;
+  if (!model_rows_wanted()) return;
   char row[128];
   std::snprintf(row, sizeof row, "task: %s", role);
   rl::ctx().exec_log_msg(rl::debug_info(kernel_function, file, line), row);

@@ -15,7 +15,7 @@ int used = 0;
 void trace_names_reset() { used = 0; }
 
 void trace_name(const void* addr, const char* fmt, ...) {
-  if (used >= 256) return;  // names are a courtesy: a full table leaves addresses unnamed
+  if (!g_trace_wanted || used >= 256) return;  // names are a courtesy: a full table leaves addresses unnamed
   Entry& e = table[used++];
   e.addr = addr;
   va_list ap;

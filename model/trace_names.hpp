@@ -4,6 +4,11 @@
 #pragma once
 #include <cstddef>
 
+// Off while a search runs whose iterations no trace is made from: a reduced search, which reads
+// Relacy's history only for what each step touched (verify/explore.hpp), and replays a failing
+// iteration with it on. The model then names no object and writes no row of its own.
+inline bool g_trace_wanted = true;
+
 // Forget the previous iteration's names (called when a scenario is constructed).
 void trace_names_reset();
 // Name the object at addr: printf-style, e.g. trace_name(&count, "count of %s", sem_name).

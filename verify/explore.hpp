@@ -2,6 +2,7 @@
 // schedulers and turns what Relacy reports into a RunResult.
 #pragma once
 #include <chrono>
+#include "model/check.hpp"
 #include "model/rl_env.hpp"
 #include "verify/relacy_state.hpp"
 #include "verify/shard_scheduler.hpp"
@@ -68,6 +69,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   std::ostream dropped(nullptr);
   g_reduce = reduced;
   g_history_reader = reduced ? &reader : nullptr;
+  g_trace_wanted = !reduced;
   if (reduced) {
     p.output_stream = &dropped;
     p.collect_history = true;
@@ -79,6 +81,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   if (reduced) state = std::string(g_failure_state.c_str());
   g_reduce = false;
   g_history_reader = nullptr;
+  g_trace_wanted = true;
   g_events_from_text = reader.events.formatted;
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

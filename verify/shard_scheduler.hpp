@@ -124,6 +124,9 @@ class shard_scheduler
         this->stree_.resize(i);
         node_.resize(i);
         n.index_ = next;
+        // The next iteration repeats the steps that ended before this node: their races are known.
+        reused_ = 0;
+        while (reused_ < analysed_ && steps_[reused_].depth_end <= i - 1) reused_++;
         return false;
       }
     }
@@ -260,6 +263,7 @@ class shard_scheduler
     size_t objects_begin, objects_end;  // its footprint in pool_
     bool global;
     size_t enablers_begin, enablers_end;  // in enablers_: the steps that unblocked its thread
+    size_t depth_end;              // the search-tree nodes taken when it ended
   };
   typename rl::vector<Step>::type steps_;
   typename rl::vector<uintptr_t>::type pool_;
@@ -268,6 +272,8 @@ class shard_scheduler
   typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
   typename rl::vector<std::pair<size_t, size_t>>::type races_;
   typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
+  size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
+  size_t reused_ = 0;    // of those, the steps the current iteration repeats
   unsigned block_count_[thread_count];      // at the start of the current step
 
   Footprint step_;          // what the current step has touched (read from the history as it ends)
@@ -366,11 +372,11 @@ class shard_scheduler
     pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
     s.objects_end = pool_.size();
     s.global = step_.global;
+    s.depth_end = this->stree_depth_;
     if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
-    Entries still;
-    for (const Entry& e : carried_)
-      if (e.thread != s.thread && !e.touched.conflicts(step_)) still.push_back(e);
-    carried_ = still;
+    // In place, keeping the order: the entries' storage is reused from step to step.
+    const auto woken = [&](const Entry& e) { return e.thread == s.thread || e.touched.conflicts(step_); };
+    carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
   }
 
   // After Relacy's scheduler ran: a thread whose block count the last step lowered (an unpark,
@@ -401,15 +407,22 @@ class shard_scheduler
   // set of the thread choice that chose i, unless one of them is already there.
   void add_backtracks() {
     const size_t m = std::min(steps_.size(), blocked_at_);
+    // The steps this iteration repeats from the last one, and their races, were analysed then
+    // (adding a backtrack again changes nothing): only the races of the steps after them are new.
+    const size_t from = std::min(reused_, m);
+    analysed_ = m;
     if (m == 0) return;
-    clocks_.assign(m * thread_count, -1);
+    clocks_.resize(m * thread_count);
     races_.clear();
-    for (rl::thread_id_t t = 0; t < thread_count; t++) steps_of_[t].clear();
-    for (size_t j = 0; j < m; j++) {
+    for (rl::thread_id_t t = 0; t < thread_count; t++)
+      while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
+    for (size_t j = from; j < m; j++) {
       long* cj = &clocks_[j * thread_count];
       const Step& sj = steps_[j];
       if (!steps_of_[sj.thread].empty())
         std::copy_n(&clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, cj);
+      else
+        std::fill_n(cj, thread_count, -1);
       for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) join(cj, enablers_[e]);
       // The earlier steps of other threads not ordered before j, latest first (a merge of the
       // threads' lists of steps): each that conflicts with j races with it, and orders before it.
