@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 // Placement construction of an object with a lifetime inside an iteration (a waiter on a task's

@@ -35,47 +35,37 @@ void read_object_event(const void* ev, Footprint& f) {
   f.add(object(e, 0), wrote);
 }
 
-// One registration, made when the template is instantiated (explicitly, below): an explicit
-// instantiation may name an event type that is a private member of a Relacy class.
 template <class E, Access A>
-struct object_event {
-  static const bool added;
-};
-template <class E, Access A>
-const bool object_event<E, A>::added = (event_types::all().add(&rl::event_output<E>, &read_object_event<E, A>), true);
+void add(event_types& t) {
+  t.add(&rl::event_output<E>, &read_object_event<E, A>);
+}
 
 // rl::atomic<T> (and rl::generic_atomic<T, ...>) and rl::var<T>.
 template <class T>
-struct instrumented_type {
-  typedef typename rl::atomic_add_type<T>::type Arg;
+void add_instrumented(event_types& t) {
+  add<rl::atomic_load_event<T>, Access::read>(t);
+  add<rl::atomic_store_event<T>, Access::write>(t);
+  add<rl::atomic_cas_event<T>, Access::write>(t);
+  add<rl::atomic_rmw_event<T, typename rl::atomic_add_type<T>::type>, Access::write>(t);
+  add<rl::atomic_rmw_event<T, T>, Access::write>(t);
+  add<rl::var_event<T>, Access::var>(t);
+}
+
+// An event type registered when this template is instantiated explicitly (below): an explicit
+// instantiation may name a type private to a Relacy class, as rl::event_data_impl's are.
+template <class E, Access A>
+struct instantiated_event {
   static const bool added;
 };
-template <class T>
-const bool instrumented_type<T>::added =
-    (object_event<rl::atomic_load_event<T>, Access::read>::added &
-     object_event<rl::atomic_store_event<T>, Access::write>::added &
-     object_event<rl::atomic_cas_event<T>, Access::write>::added &
-     object_event<rl::atomic_rmw_event<T, typename instrumented_type<T>::Arg>, Access::write>::added &
-     object_event<rl::atomic_rmw_event<T, T>, Access::write>::added &
-     object_event<rl::var_event<T>, Access::var>::added);
-
-template struct instrumented_type<int>;
-template struct instrumented_type<unsigned>;
-template struct instrumented_type<long>;
-template struct instrumented_type<unsigned long>;
-template struct instrumented_type<bool>;
-template struct instrumented_type<void*>;
-template struct instrumented_type<task_struct*>;
-template struct instrumented_type<wake_q_node*>;
-template struct instrumented_type<rwsem_waiter*>;
-template struct instrumented_type<krwsem::list_head*>;
+template <class E, Access A>
+const bool instantiated_event<E, A>::added = (add<E, A>(event_types::all()), true);
 
 // Relacy's mutex (the semaphore's wait_lock) and event (a task's run state), per thread count:
 // a lock, unlock, set, reset or wait changes the object's state, a write.
-#define VMAVERIFY_SYNC_EVENTS(N)                                                          \
-  template struct object_event<rl::generic_mutex_data_impl<N>::event_t, Access::write>;   \
-  template struct object_event<rl::event_data_impl<N>::state_event, Access::write>;       \
-  template struct object_event<rl::event_data_impl<N>::wait_event, Access::write>;
+#define VMAVERIFY_SYNC_EVENTS(N)                                                               \
+  template struct instantiated_event<rl::generic_mutex_data_impl<N>::event_t, Access::write>;  \
+  template struct instantiated_event<rl::event_data_impl<N>::state_event, Access::write>;      \
+  template struct instantiated_event<rl::event_data_impl<N>::wait_event, Access::write>;
 VMAVERIFY_SYNC_EVENTS(1)
 VMAVERIFY_SYNC_EVENTS(2)
 VMAVERIFY_SYNC_EVENTS(3)
@@ -97,8 +87,18 @@ void everything(const void*, Footprint& f) { f.global = true; }  // a yield chan
 // object it waits on or signals, which that event adds; the model's log lines touch nothing.
 void nothing(const void*, Footprint&) {}
 
-const bool relacy_events = [] {
+const bool registered = [] {
   event_types& t = event_types::all();
+  add_instrumented<int>(t);
+  add_instrumented<unsigned>(t);
+  add_instrumented<long>(t);
+  add_instrumented<unsigned long>(t);
+  add_instrumented<bool>(t);
+  add_instrumented<void*>(t);
+  add_instrumented<task_struct*>(t);
+  add_instrumented<wake_q_node*>(t);
+  add_instrumented<rwsem_waiter*>(t);
+  add_instrumented<krwsem::list_head*>(t);
   t.add(&rl::event_output<rl::atomic_fence_event>, &seq_cst_fence);
   t.add(&rl::event_output<rl::memory_alloc_event>, &heap);
   t.add(&rl::event_output<rl::memory_free_event>, &heap);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ostream>
 #include <streambuf>
+#include <unordered_map>
 #include "model/rl_env.hpp"
 
 namespace exploration {
@@ -69,26 +70,14 @@ class event_types {
     static event_types t;
     return t;
   }
-  void add(rl::event_output_f key, event_footprint_f read) {
-    size_t i = hash(key);
-    for (size_t n = 0; n < kSlots && slot_[i].key && slot_[i].key != key; n++) i = (i + 1) % kSlots;
-    if (!slot_[i].key || slot_[i].key == key) slot_[i] = {key, read};
-  }
+  void add(rl::event_output_f key, event_footprint_f read) { read_[key] = read; }
   event_footprint_f find(rl::event_output_f key) const {
-    for (size_t i = hash(key), n = 0; n < kSlots; i = (i + 1) % kSlots, n++) {
-      if (slot_[i].key == key) return slot_[i].read;
-      if (!slot_[i].key) return nullptr;
-    }
-    return nullptr;
+    const auto it = read_.find(key);
+    return it == read_.end() ? nullptr : it->second;
   }
 
  private:
-  static constexpr size_t kSlots = 512;
-  struct Slot {
-    rl::event_output_f key = nullptr;
-    event_footprint_f read = nullptr;
-  } slot_[kSlots];
-  static size_t hash(rl::event_output_f key) { return ((uintptr_t)key >> 4) % kSlots; }
+  std::unordered_map<rl::event_output_f, event_footprint_f> read_;  // filled before main: no allocation inside iterations
 };
 
 // One event's object and access: from its fields when its type is known, else from its text.
