@@ -2,6 +2,7 @@
 // malloc, free and assert, so every standard header must come before it.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

@@ -28,9 +28,10 @@ struct Outcome {
   uint64_t iterations, seen, fallbacks;
 };
 
-// One full search of Suite through vmaverify's scheduler, reduced or not, as shard/shards.
+// One full search of Suite through vmaverify's scheduler, reduced or not, as shard/shards; with
+// twin_of, thread 1 is thread 0's twin (symmetry).
 template <class Suite>
-Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1) {
+Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1, bool twins = false) {
   exploration::history_reader reader;
   std::ostream dropped(nullptr);
   rl::ostringstream out, st;
@@ -48,11 +49,14 @@ Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1) {
   exploration::g_reduce = reduce;
   exploration::g_history_reader = reduce ? &reader : nullptr;
   g_iterations = g_seen = 0;
+  exploration::g_twin_misuse = false;
+  if (twins) exploration::g_twin_of[1] = 0;
   const rl::test_result_e r =
       rl::run_test<Suite, exploration::shard_scheduler<Suite::params::thread_count>>(p, st, false);
   exploration::g_reduce = false;
   exploration::g_history_reader = nullptr;
   exploration::g_shard = {0, 1, 1};
+  exploration::g_twin_of[1] = -1;
   return {r, g_iterations - exploration::g_foreign_iterations, g_seen, exploration::g_reduction_fallbacks};
 }
 
@@ -164,6 +168,37 @@ struct relaxed_values : rl::test_suite<relaxed_values, 3> {
   }
 };
 
+// Two identical threads take a ticket each, and a third counts: which thread got the first
+// ticket, and whether the counter read before, between or after the tickets.
+struct tickets : rl::test_suite<tickets, 3> {
+  rl::atomic<int> next, own[2];
+  int got[2];
+  void before() {
+    next.store(0, rl::mo_relaxed, $);
+    for (auto& o : own) o.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    if (i < 2) {
+      got[i] = next.fetch_add(1, rl::mo_acq_rel, $);
+      own[i].store(1, rl::mo_relaxed, $);
+    } else {
+      seen(8 + next.load(rl::mo_acquire, $));
+    }
+  }
+  void after() { seen(got[0]); }  // 0 or 1: thread 0's ticket
+};
+
+// A thread with nothing shared to do, declared a twin: it ends before any second step.
+struct idle_twins : rl::test_suite<idle_twins, 2> {
+  rl::atomic<int> x;
+  void before() {
+    x.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned) {}
+};
+
 template <class Suite>
 void expect_same_outcomes(const char* name, double min_ratio) {
   const Outcome plain = search<Suite>(false), reduced = search<Suite>(true);
@@ -215,4 +250,40 @@ TEST(Dpor, ShardsTogetherReachEveryOutcome) {
   }
   EXPECT_EQ(seen, whole.seen);
   EXPECT_EQ(__builtin_popcountll(seen), 6);  // the six lock orders
+}
+
+// Symmetry: with thread 1 declared thread 0's twin, only the runs where thread 0 takes the first
+// ticket are explored; mirrored (the threads' names swapped) they are every run plain search
+// explores: the counter's readings are the same, and thread 0's ticket covers thread 1's.
+TEST(Dpor, TwinsExploreOneMirrorImageOfEachRun) {
+  for (bool reduce : {false, true}) {
+    const Outcome all = search<tickets>(reduce), twins = search<tickets>(reduce, 0, 1, true);
+    ASSERT_EQ(all.result, rl::test_result_success);
+    EXPECT_EQ(twins.result, rl::test_result_success);
+    EXPECT_FALSE(exploration::g_twin_misuse);
+    EXPECT_EQ(all.seen & 3u, 3u) << "either thread may take the first ticket";
+    EXPECT_EQ(twins.seen & 3u, 1u) << "only thread 0 takes the first ticket";
+    EXPECT_EQ(twins.seen & ~3ull, all.seen & ~3ull) << "the counter's readings";
+    EXPECT_LT(twins.iterations, all.iterations);
+    std::printf("tickets %s  all %5llu  twins %5llu\n", reduce ? "reduced" : "plain  ",
+                (unsigned long long)all.iterations, (unsigned long long)twins.iterations);
+  }
+  // Twins keep every lock order: only their first accesses (their own flags) are ordered.
+  uint64_t seen = 0;
+  for (bool reduce : {false, true}) {
+    const Outcome twins = search<lock_order>(reduce, 0, 1, true);
+    EXPECT_EQ(twins.result, rl::test_result_success);
+    EXPECT_EQ(__builtin_popcountll(twins.seen), 6);
+    seen |= twins.seen;
+  }
+  EXPECT_EQ(seen, search<lock_order>(true).seen);
+}
+
+// A twin that ends before touching shared state would leave its twin waiting for ever: the
+// search says so instead of reporting a deadlock the program does not have.
+TEST(Dpor, TwinThatNeverTouchesSharedStateIsReported) {
+  search<idle_twins>(false, 0, 1, true);
+  EXPECT_TRUE(exploration::g_twin_misuse);
+  search<idle_twins>(false);
+  EXPECT_FALSE(exploration::g_twin_misuse);
 }

@@ -8,6 +8,14 @@
 namespace exploration {
 
 ShardPlan g_shard;
+static std::array<int, 32> no_twins() {
+  std::array<int, 32> a;
+  a.fill(-1);
+  return a;
+}
+std::array<int, 32> g_twin_of = no_twins();
+bool g_symmetry = true;
+bool g_twin_misuse = false;
 uint64_t g_foreign_iterations = 0;
 bool g_reduce = false;
 uint64_t g_reduction_fallbacks = 0;
@@ -181,6 +189,14 @@ void begin(const Scenario& s, const RunOptions& o) {
              o.shard_count * (reduced ? std::max(16u, 512u / o.shard_count) : std::max(1u, (1u << 20) / o.shard_count))};
   g_foreign_iterations = 0;
   g_reduction_fallbacks = 0;
+}
+
+RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
+  RunResult res = invalid_state(s, o, "");
+  res.kind = "bad twin";
+  res.message = "scenario " + s.name + " declares twins (twin_of), but a task with a twin blocked or ended before " +
+                "its first access to shared state, so the search cannot order the twins there";
+  return res;
 }
 
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {

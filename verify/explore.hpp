@@ -21,6 +21,8 @@ void stat(const char* key, long value);
 void begin(const Scenario& s, const RunOptions& o);
 // The result for a saved state that this scenario and search cannot have produced: an error.
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why);
+// The result of a search in which a task with a twin blocked or ended before its second step.
+RunResult twin_misuse_error(const Scenario& s, const RunOptions& o);
 // Iterations begun since begin() (the budget's count).
 uint64_t iterations_begun();
 RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
@@ -48,6 +50,9 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   if (!o.initial_state.empty() && !relacy_state_valid(o.initial_state, o.search, Suite::params::thread_count, &why))
     return invalid_state(s, o, why);
   begin(s, o);
+  g_twin_of.fill(-1);
+  for (rl::thread_id_t i = 0; i < Suite::params::thread_count && g_symmetry; i++) g_twin_of[i] = Suite::twin_of(i);
+  g_twin_misuse = false;
   rl::ostringstream out, progress;
   rl::test_params p;
   p.output_stream = &out;
@@ -85,6 +90,10 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   g_events_from_text = reader.events.formatted;
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (g_twin_misuse) {
+    g_twin_of.fill(-1);
+    return twin_misuse_error(s, o);
+  }
   const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
   if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
     // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
@@ -103,11 +112,27 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     run_with<Suite>(q, &ignored);
     g_foreign_iterations = foreign;  // begin() reset it for the replay
   }
+  g_twin_of.fill(-1);  // Relacy tests run outside explore (tests) have no twins
   return finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
 }
 
 }  // namespace exploration
 
+namespace exploration {
+// The threads that have a twin; -1 if a twin_of names no earlier thread.
+template <class Suite>
+constexpr int twin_count() {
+  int n = 0;
+  for (int i = 0; i < (int)Suite::params::thread_count; i++) {
+    if (Suite::twin_of(i) >= i) return -1;
+    n += Suite::twin_of(i) >= 0;
+  }
+  return n;
+}
+}  // namespace exploration
+
 // One scenario file ends with this line.
-#define VMAVERIFY_SCENARIO(Suite, name, description, search) \
-  static ScenarioRegistrar registrar_##Suite({name, description, search, &exploration::explore<Suite>})
+#define VMAVERIFY_SCENARIO(Suite, name, description, search)                                           \
+  static_assert(exploration::twin_count<Suite>() >= 0, #Suite ": twin_of(i) must be an earlier thread or -1"); \
+  static ScenarioRegistrar registrar_##Suite(                \
+      {name, description, search, &exploration::explore<Suite>, nullptr, false, exploration::twin_count<Suite>()})

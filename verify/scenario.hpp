@@ -14,6 +14,8 @@ struct Scenario {
   void (*figures)(std::map<std::string, long>*) = nullptr;
   // Whether `all` also verifies the unbatched (pre-patch) baseline on this scenario.
   bool baseline = false;
+  // Threads whose twin (an identical earlier thread) lets full search skip mirror images (README, "Symmetry").
+  int twins = 0;
 };
 
 const std::vector<Scenario>& all_scenarios();

@@ -16,6 +16,10 @@ struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   // multiplies the search (rwsem_two_writers: 0.4M iterations without, 7.3M with one), so a
   // scenario that explores them says so; the abstract semaphore never sleeps in schedule().
   static constexpr int spurious_wakeups = 0;
+  // Symmetry: thread i's twin, an earlier thread that runs the same code on state that mirrors
+  // i's (its own task, the same checks), or -1. Full search then starts i only after its twin
+  // has run, halving the search for each twin (README, "Symmetry").
+  static constexpr int twin_of(rl::thread_id_t) { return -1; }
 
   scenario_base() {
     for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i, Derived::spurious_wakeups);

@@ -18,6 +18,14 @@ struct ShardPlan {
   unsigned index = 0, count = 1, slices = 1;
 };
 extern ShardPlan g_shard;
+// Symmetry between identical tasks (scenario_base::twin_of): g_twin_of[j] = i < j when thread j
+// runs thread i's code on mirrored state, so that only the runs in which i touches shared state
+// first are explored (every other is one of those with the two tasks' names swapped); -1 for none.
+extern std::array<int, 32> g_twin_of;
+// Whether a scenario's twins are used (on; tests compare with it off).
+extern bool g_symmetry;
+// A task with a twin blocked or ended before its second step: the scenario's twin_of is wrong.
+extern bool g_twin_misuse;
 // Iterations this process ran but does not own (a leaf reached before the tree split far
 // enough to give it one owner): run by several shards, counted by its owner only.
 extern uint64_t g_foreign_iterations;
@@ -98,9 +106,11 @@ class shard_scheduler
     carried_.clear();
     no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
     choice_depth_ = -1;
+    gate_reset();
     unsigned const index = rand_impl(this->running_threads_count, rl::sched_type_sched);
     const rl::thread_id_t th = this->running_threads[index];
     if (g_reduce) begin_step(th);
+    started(th);
     return th;
   }
 
@@ -201,12 +211,14 @@ class shard_scheduler
       if (yield || no_reduction_) step_.global = true;
       end_step();
     }
+    gate(this->thread_->index_);
     choice_depth_ = -1;
     const rl::thread_id_t th = base_t::schedule_impl(reason, yield);
     if (g_reduce) {
       note_enabled();
       begin_step(th);
     }
+    started(th);
     return th;
   }
 
@@ -286,6 +298,48 @@ class shard_scheduler
 
   static ShardRange root() { return {0, g_shard.slices}; }
 
+  // Symmetry: a task with a twin may not begin its second step (its first access to shared
+  // state; the first runs only private code up to it) before its twin has begun its own. Every
+  // run has a mirror image, the two tasks' names swapped, that keeps this order, so the search
+  // explores the program with this extra wait in place of the original. The wait is a block, as
+  // a park is: the twin's second step is what enables the task, for the reduction too.
+  unsigned char begun_[thread_count];  // steps begun per thread, up to 2
+  Threads gated_ = 0;
+  bool gating_ = false;
+  void gate_reset() {
+    std::fill_n(begun_, thread_count, 0);
+    gated_ = 0;
+  }
+  bool has_twin_waiting(rl::thread_id_t t) const { return g_twin_of[t] >= 0 && begun_[g_twin_of[t]] < 2; }
+  // The running thread ends a step: after its first, it waits for its twin's second.
+  void gate(rl::thread_id_t t) {
+    if (begun_[t] != 1 || !has_twin_waiting(t) || this->threads_[t].state_ != rl::thread_state_running) return;
+    gating_ = true;
+    this->block_thread(t, false);
+    gating_ = false;
+    gated_ |= bit(t);
+  }
+  // Thread th begins a step (after begin_step, which counted the blocks as they were before it).
+  void started(rl::thread_id_t th) {
+    if (begun_[th] >= 2 || ++begun_[th] < 2) return;
+    for (rl::thread_id_t j = 0; j < thread_count; j++)
+      if (g_twin_of[j] == (int)th && (gated_ & bit(j))) {
+        gated_ &= ~bit(j);
+        this->unblock_thread(j);
+      }
+  }
+
+ public:
+  // Relacy's, and: a task with a waiting twin that blocks or ends before its second step would
+  // leave the twin waiting for ever; its twin_of claim is wrong (README, "Symmetry").
+  void on_thread_block(rl::thread_id_t th, bool yield) {
+    base_t::on_thread_block(th, yield);
+    if (gating_ || begun_[th] >= 2) return;
+    for (rl::thread_id_t j = 0; j < thread_count; j++)
+      if (g_twin_of[j] == (int)th) g_twin_misuse = true;
+  }
+
+ private:
   static bool asleep(const Node& n, rl::thread_id_t th) {
     for (const Entry& e : n.sleep)
       if (e.thread == th) return true;

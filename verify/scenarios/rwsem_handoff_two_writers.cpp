@@ -10,6 +10,7 @@ struct rwsem_handoff_two_writers : scenario_base<rwsem_handoff_two_writers, 3> {
   static constexpr int spurious_wakeups = 1;  // every wait loop must survive a wake-up not meant for it
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
+  static constexpr int twin_of(rl::thread_id_t i) { return (int)i - 1; }  // three writers: started in order
 
   rwsem_handoff_two_writers() {
     data($) = 0;

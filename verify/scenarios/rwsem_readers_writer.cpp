@@ -6,6 +6,7 @@
 struct rwsem_readers_writer : scenario_base<rwsem_readers_writer, 3> {
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
+  static constexpr int twin_of(rl::thread_id_t i) { return i == 2 ? 1 : -1; }  // the two readers
 
   rwsem_readers_writer() {
     data($) = 0;

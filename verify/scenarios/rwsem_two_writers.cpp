@@ -5,6 +5,7 @@
 struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
+  static constexpr int twin_of(rl::thread_id_t i) { return i == 1 ? 0 : -1; }  // the two writers
 
   rwsem_two_writers() {
     data($) = 0;

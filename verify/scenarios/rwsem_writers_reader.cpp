@@ -6,6 +6,7 @@
 struct rwsem_writers_reader : scenario_base<rwsem_writers_reader, 3> {
   rwsem_count_model sem{"sem"};
   rl::var<int> data;  // what the semaphore protects
+  static constexpr int twin_of(rl::thread_id_t i) { return i == 1 ? 0 : -1; }  // the two writers
 
   rwsem_writers_reader() {
     data($) = 0;
