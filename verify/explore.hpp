@@ -44,15 +44,35 @@ rl::test_result_e run_with(rl::test_params& p, std::string* state) {
   return r;
 }
 
+// The scenario's twins for the searches of one explore(), its replay included; none outside it
+// (the tests' own Relacy tests).
+template <class Suite>
+struct twins_scope {
+  twins_scope() {
+    for (rl::thread_id_t i = 0; i < Suite::params::thread_count; i++) g_twin_of[i] = g_symmetry ? Suite::twin_of(i) : -1;
+    g_twin_misuse = false;
+  }
+  ~twins_scope() { g_twin_of.fill(-1); }
+};
+
+// The threads that have a twin; -1 if a twin_of names no earlier thread.
+template <class Suite>
+constexpr int twin_count() {
+  int n = 0;
+  for (int i = 0; i < (int)Suite::params::thread_count; i++) {
+    if (Suite::twin_of(i) >= i) return -1;
+    n += Suite::twin_of(i) >= 0;
+  }
+  return n;
+}
+
 template <class Suite>
 RunResult explore(const Scenario& s, const RunOptions& o) {
   std::string why;
   if (!o.initial_state.empty() && !relacy_state_valid(o.initial_state, o.search, Suite::params::thread_count, &why))
     return invalid_state(s, o, why);
   begin(s, o);
-  g_twin_of.fill(-1);
-  for (rl::thread_id_t i = 0; i < Suite::params::thread_count && g_symmetry; i++) g_twin_of[i] = Suite::twin_of(i);
-  g_twin_misuse = false;
+  const twins_scope<Suite> twins;
   rl::ostringstream out, progress;
   rl::test_params p;
   p.output_stream = &out;
@@ -90,10 +110,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   g_events_from_text = reader.events.formatted;
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (g_twin_misuse) {
-    g_twin_of.fill(-1);
-    return twin_misuse_error(s, o);
-  }
+  if (g_twin_misuse) return twin_misuse_error(s, o);
   const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
   if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
     // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
@@ -112,23 +129,9 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     run_with<Suite>(q, &ignored);
     g_foreign_iterations = foreign;  // begin() reset it for the replay
   }
-  g_twin_of.fill(-1);  // Relacy tests run outside explore (tests) have no twins
   return finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
 }
 
-}  // namespace exploration
-
-namespace exploration {
-// The threads that have a twin; -1 if a twin_of names no earlier thread.
-template <class Suite>
-constexpr int twin_count() {
-  int n = 0;
-  for (int i = 0; i < (int)Suite::params::thread_count; i++) {
-    if (Suite::twin_of(i) >= i) return -1;
-    n += Suite::twin_of(i) >= 0;
-  }
-  return n;
-}
 }  // namespace exploration
 
 // One scenario file ends with this line.

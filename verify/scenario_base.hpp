@@ -17,8 +17,8 @@ struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   // scenario that explores them says so; the abstract semaphore never sleeps in schedule().
   static constexpr int spurious_wakeups = 0;
   // Symmetry: thread i's twin, an earlier thread that runs the same code on state that mirrors
-  // i's (its own task, the same checks), or -1. Full search then starts i only after its twin
-  // has run, halving the search for each twin (README, "Symmetry").
+  // i's (its own task, the same checks), or -1. Full search then lets i touch shared state only
+  // after its twin has, halving the search for each twin (README, "Symmetry").
   static constexpr int twin_of(rl::thread_id_t) { return -1; }
 
   scenario_base() {
