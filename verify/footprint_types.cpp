@@ -15,7 +15,8 @@ struct list_head;  // model/kshim/rwsem.h
 namespace exploration {
 namespace {
 
-enum class Access { read, write, var };  // var: rl::var's load or store, by the event's load_ flag
+// var: rl::var's load or store, by the event's load_ flag; mutex: by the operation (event_reader::read_mutex).
+enum class Access { read, write, var, mutex };
 
 // The object an event is about: var_addr_ for atomics, variables and mutexes, addr_ for the others.
 template <class E>
@@ -32,6 +33,14 @@ void read_object_event(const void* ev, Footprint& f) {
   const E& e = *static_cast<const E*>(ev);
   bool wrote = A == Access::write;
   if constexpr (A == Access::var) wrote = !e.load_;
+  if constexpr (A == Access::mutex) {
+    typedef event_reader::mutex_op op;
+    return event_reader::read_mutex(e.type_ == E::type_lock     ? op::lock
+                                    : e.type_ == E::type_unlock ? op::unlock
+                                    : e.type_ == E::type_wait   ? op::blocked
+                                                                : op::other,
+                                    object(e, 0), f);
+  }
   f.add(object(e, 0), wrote);
 }
 
@@ -60,10 +69,10 @@ struct instantiated_event {
 template <class E, Access A>
 const bool instantiated_event<E, A>::added = (add<E, A>(event_types::all()), true);
 
-// Relacy's mutex (the semaphore's wait_lock) and event (a task's run state), per thread count:
-// a lock, unlock, set, reset or wait changes the object's state, a write.
+// Relacy's mutex (the semaphore's wait_lock), read by its operation, and event (a task's run
+// state), per thread count: a set, reset or wait changes the event's state, a write.
 #define VMAVERIFY_SYNC_EVENTS(N)                                                               \
-  template struct instantiated_event<rl::generic_mutex_data_impl<N>::event_t, Access::write>;  \
+  template struct instantiated_event<rl::generic_mutex_data_impl<N>::event_t, Access::mutex>;  \
   template struct instantiated_event<rl::event_data_impl<N>::state_event, Access::write>;      \
   template struct instantiated_event<rl::event_data_impl<N>::wait_event, Access::write>;
 VMAVERIFY_SYNC_EVENTS(1)

@@ -282,7 +282,11 @@ class shard_scheduler
   typename rl::vector<size_t>::type enablers_;
   typename rl::vector<std::pair<rl::thread_id_t, size_t>>::type pending_;  // (thread, step that unblocked it)
   typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
+  // The same, through races and wake-ups only, not a mutex's releases (an over-approximation of
+  // what orders a lock after another: add_lock_races).
+  typename rl::vector<long>::type lock_clocks_;
   typename rl::vector<std::pair<size_t, size_t>>::type races_;
+  typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
   typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
   size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
   size_t reused_ = 0;    // of those, the steps the current iteration repeats
@@ -447,12 +451,40 @@ class shard_scheduler
     }
   }
 
-  bool conflict(const Step& a, const Step& b) const {
-    if (a.global || b.global) return true;
+  // Whether two steps conflict: not at all, only through a release (ordered, no race), or in a race.
+  enum class Conflict { none, order, race };
+  Conflict conflict(const Step& a, const Step& b) const {
+    if (a.global || b.global) return Conflict::race;
+    Conflict c = Conflict::none;
     for (size_t x = a.objects_begin; x < a.objects_end; x++)
       for (size_t y = b.objects_begin; y < b.objects_end; y++)
-        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1)) return true;
-    return false;
+        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1)) {
+          if (!(pool_[x] & Footprint::kRelease)) return Conflict::race;
+          c = Conflict::order;
+        }
+    return c;
+  }
+
+  // A lock races with the previous lock of its mutex by another thread, even though that
+  // holder's unlock orders the two: reversing them is what changes the acquisition order.
+  // A lock whose thread waited for that unlock is left to the race of its blocked attempt.
+  void add_lock_races(size_t from, size_t m) {
+    last_lock_.clear();
+    for (size_t j = 0; j < m; j++)
+      for (size_t x = steps_[j].objects_begin; x < steps_[j].objects_end; x++) {
+        const uintptr_t k = pool_[x];
+        if (!(k & Footprint::kLockOrder) || !(k & 1)) continue;
+        auto last = std::find_if(last_lock_.begin(), last_lock_.end(), [&](const auto& e) { return e.first == k; });
+        if (last == last_lock_.end()) {
+          last_lock_.push_back({k, j});
+          continue;
+        }
+        // Unless something other than the releases orders them: then j could not come first.
+        const size_t i = last->second;
+        if (j >= from && steps_[i].thread != steps_[j].thread && lock_clocks_[j * thread_count + steps_[i].thread] < (long)i)
+          races_.push_back({i, j});
+        last->second = j;
+      }
   }
 
   // Source-DPOR (Abdulla et al. 2014, Algorithm 1), on the iteration that just ended: for each
@@ -467,17 +499,25 @@ class shard_scheduler
     analysed_ = m;
     if (m == 0) return;
     clocks_.resize(m * thread_count);
+    lock_clocks_.resize(m * thread_count);
     races_.clear();
     for (rl::thread_id_t t = 0; t < thread_count; t++)
       while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
     for (size_t j = from; j < m; j++) {
       long* cj = &clocks_[j * thread_count];
+      long* lj = &lock_clocks_[j * thread_count];
       const Step& sj = steps_[j];
-      if (!steps_of_[sj.thread].empty())
+      if (!steps_of_[sj.thread].empty()) {
         std::copy_n(&clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, cj);
-      else
+        std::copy_n(&lock_clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, lj);
+      } else {
         std::fill_n(cj, thread_count, -1);
-      for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) join(cj, enablers_[e]);
+        std::fill_n(lj, thread_count, -1);
+      }
+      for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) {
+        join(cj, enablers_[e]);
+        join(lj, enablers_[e], lock_clocks_);
+      }
       // The earlier steps of other threads not ordered before j, latest first (a merge of the
       // threads' lists of steps): each that conflicts with j races with it, and orders before it.
       size_t pos[thread_count];
@@ -490,18 +530,24 @@ class shard_scheduler
             i = (long)steps_of_[t][pos[t] - 1], ti = t;
         if (i < 0) break;
         pos[ti]--;
-        if (!conflict(steps_[i], sj)) continue;
-        races_.push_back({(size_t)i, j});
+        const Conflict c = conflict(steps_[i], sj);
+        if (c == Conflict::none) continue;
+        if (c == Conflict::race) {
+          races_.push_back({(size_t)i, j});
+          join(lj, (size_t)i, lock_clocks_);
+        }
         join(cj, (size_t)i);
       }
-      cj[sj.thread] = (long)j;
+      cj[sj.thread] = lj[sj.thread] = (long)j;
       steps_of_[sj.thread].push_back(j);
     }
+    add_lock_races(from, m);
     for (const auto& r : races_) reverse_race(r.first, r.second);
   }
 
-  void join(long* c, size_t i) {
-    const long* ci = &clocks_[i * thread_count];
+  void join(long* c, size_t i) { join(c, i, clocks_); }
+  void join(long* c, size_t i, const typename rl::vector<long>::type& clocks) {
+    const long* ci = &clocks[i * thread_count];
     for (rl::thread_id_t t = 0; t < thread_count; t++) c[t] = std::max(c[t], ci[t]);
     c[steps_[i].thread] = std::max(c[steps_[i].thread], (long)i);
   }

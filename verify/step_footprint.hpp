@@ -15,8 +15,16 @@ namespace exploration {
 // something whose effect is not tied to one object (a yield, an event too long to read): it
 // conflicts with every step.
 struct Footprint {
-  typename rl::vector<uintptr_t>::type objects;  // address << 1 | wrote
+  typename rl::vector<uintptr_t>::type objects;  // address << 1 | wrote, with the tags below
   bool global = false;
+
+  // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
+  // read by an attempt that blocks. Its release: written by an unlock, read by the next lock; a
+  // conflict through it orders the two steps but is no race to reverse (a lock cannot come
+  // before the unlock that let it in; the race to reverse is with the previous holder's lock).
+  static constexpr uintptr_t kLockOrder = uintptr_t(1) << 61, kRelease = uintptr_t(1) << 62;
+  void add_lock_order(uintptr_t mutex, bool wrote) { add(mutex | kLockOrder >> 1, wrote); }
+  void add_release(uintptr_t mutex, bool wrote) { add(mutex | kRelease >> 1, wrote); }
 
   void clear() {
     objects.clear();
@@ -101,6 +109,27 @@ class event_reader {
   bool check_fields = false;        // read known types both ways (a test of the table)
   uint64_t fields_unlike_text = 0;  // events whose two readings differ
 
+  // A mutex event (README, "Locks"): a lock takes the next place in the acquisition order after
+  // the last release; an unlock releases, and changes the mutex for any other operation (a
+  // try-lock's outcome, a shared lock); an attempt that blocks only reads the order (it changes
+  // nothing until the unlock that wakes it, then it locks); any other operation does all three.
+  enum class mutex_op { lock, unlock, blocked, other };
+  static void read_mutex(mutex_op op, uintptr_t mutex, Footprint& f) {
+    switch (op) {
+      case mutex_op::lock: f.add_lock_order(mutex, true); f.add_release(mutex, false); return;
+      case mutex_op::unlock: f.add_release(mutex, true); f.add(mutex, true); return;
+      case mutex_op::blocked: f.add_lock_order(mutex, false); return;
+      case mutex_op::other: f.add_lock_order(mutex, true); f.add_release(mutex, true); f.add(mutex, true); return;
+    }
+  }
+  static void read_mutex(const char* text, uintptr_t mutex, Footprint& f) {
+    const mutex_op op = std::strcmp(text, "exclusive lock") == 0     ? mutex_op::lock
+                        : std::strcmp(text, "exclusive unlock") == 0 ? mutex_op::unlock
+                        : std::strcmp(text, "blocking") == 0         ? mutex_op::blocked
+                                                                     : mutex_op::other;
+    read_mutex(op, mutex, f);
+  }
+
   // One event as Relacy prints it ("<ADDRESS> atomic load, ...", "seq_cst fence", ...).
   static void read_text(const char* ev, bool cut, Footprint& f) {
     if (cut) {  // what the event touched may be in the part not kept
@@ -112,6 +141,7 @@ class event_reader {
     if (ev[0] == '<') {
       const uintptr_t address = (uintptr_t)std::strtoull(ev + 1, nullptr, 16);
       const char* op = std::strchr(ev, '>');
+      if (op && std::strncmp(op, "> mutex: ", 9) == 0) return read_mutex(op + 9, address, f);
       const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
       f.add(address, !reads);
       return;
