@@ -118,6 +118,40 @@ struct lock_order : rl::test_suite<lock_order, 3> {
   void after() { seen((unsigned)order($)); }  // 3 digits in base 4: below 64
 };
 
+// The mutex as the reduction reads it (README, "Locks"): a try-lock whose outcome depends on
+// where it falls against the holder's lock and unlock, a waiter, and a flag the holder writes
+// inside its critical section that a third thread reads outside any lock.
+struct lock_and_trylock : rl::test_suite<lock_and_trylock, 3> {
+  rl::mutex m;
+  rl::atomic<int> flag;
+  rl::var<int> data;
+  void before() {
+    flag.store(0, rl::mo_relaxed, $);
+    data($) = 0;
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    if (i == 0) {
+      m.lock($);
+      data($) = 1;
+      flag.store(1, rl::mo_relaxed, $);
+      m.unlock($);
+    } else if (i == 1) {
+      if (m.try_lock($)) {  // 0: taken before thread 0's lock, 1: after its unlock; 2: failed
+        seen(data($));
+        m.unlock($);
+      } else {
+        seen(2);
+      }
+    } else {
+      const int f = flag.load(rl::mo_relaxed, $);
+      m.lock($);  // waits for thread 0 or 1 (a blocked attempt) or takes it first
+      seen(3 + f * 2 + data($));
+      m.unlock($);
+    }
+  }
+};
+
 // A sleeper woken through an event, as model/sched.hpp's tasks sleep: the flag it reads after
 // the wake-up, and whether it had to sleep at all, in every order with a third busy thread.
 struct wake_up : rl::test_suite<wake_up, 3> {
@@ -236,6 +270,7 @@ TEST(Dpor, FindsTheFailureOnlyTheReversedOrderReaches) {
 TEST(Dpor, SameOutcomesAsPlainSearch) {
   expect_same_outcomes<chain_outcomes>("chain", 10);
   expect_same_outcomes<lock_order>("lock order", 2);
+  expect_same_outcomes<lock_and_trylock>("lock, trylock", 2);
   expect_same_outcomes<wake_up>("wake-up", 2);
   expect_same_outcomes<relaxed_values>("relaxed values", 2);
 }

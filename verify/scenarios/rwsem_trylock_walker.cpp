@@ -45,4 +45,4 @@ struct rwsem_trylock_walker : scenario_base<rwsem_trylock_walker, 3> {
 VMAVERIFY_SCENARIO(rwsem_trylock_walker, "rwsem_trylock_walker",
                    "faithful rw_semaphore: down_read_trylock and down_write_trylock against a reader and a writer "
                    "that may request handoff",
-                   "bound:3");
+                   "full+reduce");

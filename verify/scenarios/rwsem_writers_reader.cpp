@@ -35,4 +35,4 @@ struct rwsem_writers_reader : scenario_base<rwsem_writers_reader, 3> {
 };
 
 VMAVERIFY_SCENARIO(rwsem_writers_reader, "rwsem_writers_reader",
-                   "faithful rw_semaphore: two writers and a reader, one lock round each", "bound:3");
+                   "faithful rw_semaphore: two writers and a reader, one lock round each", "full+reduce");
