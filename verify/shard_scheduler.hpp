@@ -282,8 +282,8 @@ class shard_scheduler
   typename rl::vector<size_t>::type enablers_;
   typename rl::vector<std::pair<rl::thread_id_t, size_t>>::type pending_;  // (thread, step that unblocked it)
   typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
-  // The same, through races and wake-ups only, not a mutex's releases (an over-approximation of
-  // what orders a lock after another: add_lock_races).
+  // The same, through races and wake-ups only, not a mutex's releases: fewer orders than clocks_
+  // (a race hidden behind a release is missed too), so add_lock_races reverses more, never fewer.
   typename rl::vector<long>::type lock_clocks_;
   typename rl::vector<std::pair<size_t, size_t>>::type races_;
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
