@@ -96,6 +96,7 @@ class shard_scheduler
     }
     this->stree_depth_ = 0;
     steps_.clear();
+    std::fill_n(last_step_of_, thread_count, SIZE_MAX);
     pool_.clear();
     enablers_.clear();
     pending_.clear();
@@ -135,8 +136,12 @@ class shard_scheduler
         node_.resize(i);
         n.index_ = next;
         // The next iteration repeats the steps that ended before this node: their races are known.
+        // A wait completed below the node may complete differently: its step is analysed again.
         reused_ = 0;
-        while (reused_ < analysed_ && steps_[reused_].depth_end <= i - 1) reused_++;
+        while (reused_ < analysed_ && steps_[reused_].depth_end <= i - 1 &&
+               (!steps_[reused_].open_wait ||
+                (steps_[reused_].completed_by != SIZE_MAX && steps_[steps_[reused_].completed_by].depth_end <= i - 1)))
+          reused_++;
         return false;
       }
     }
@@ -276,6 +281,10 @@ class shard_scheduler
     bool global;
     size_t enablers_begin, enablers_end;  // in enablers_: the steps that unblocked its thread
     size_t depth_end;              // the search-tree nodes taken when it ended
+    // It ended with its thread parked in a wait whose object Relacy records only when the wait
+    // completes (an event's, a semaphore's): the step that completes it, SIZE_MAX until then.
+    bool open_wait;
+    size_t completed_by;
   };
   typename rl::vector<Step>::type steps_;
   typename rl::vector<uintptr_t>::type pool_;
@@ -291,8 +300,10 @@ class shard_scheduler
   size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
   size_t reused_ = 0;    // of those, the steps the current iteration repeats
   unsigned block_count_[thread_count];      // at the start of the current step
+  size_t last_step_of_[thread_count];       // per thread, its last step so far; SIZE_MAX for none
 
   Footprint step_;          // what the current step has touched (read from the history as it ends)
+  Footprint merged_;        // complete_wait's scratch
   bool in_step_ = false;
   long choice_depth_ = -1;  // the thread-choice node of the step about to begin, -1 if none
   bool choice_decision_ = false;
@@ -393,6 +404,8 @@ class shard_scheduler
     s.node = choice_depth_;
     s.objects_begin = s.objects_end = 0;
     s.global = false;
+    s.open_wait = false;
+    s.completed_by = SIZE_MAX;
     s.enablers_begin = enablers_.size();
     for (size_t i = 0; i < pending_.size();)
       if (pending_[i].first == th) {
@@ -424,17 +437,51 @@ class shard_scheduler
   void end_step() {
     if (!in_step_) return;
     in_step_ = false;
-    g_history_reader->read(step_);
+    const bool parked = g_history_reader->read(step_);
+    const size_t k = steps_.size() - 1;
     Step& s = steps_.back();
     s.objects_begin = pool_.size();
     pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
     s.objects_end = pool_.size();
     s.global = step_.global;
     s.depth_end = this->stree_depth_;
+    s.open_wait = parked && !waits_on_mutex(step_);
     if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
-    // In place, keeping the order: the entries' storage is reused from step to step.
-    const auto woken = [&](const Entry& e) { return e.thread == s.thread || e.touched.conflicts(step_); };
+    const size_t prev = last_step_of_[s.thread];
+    if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
+    last_step_of_[s.thread] = k;
+    // In place, keeping the order: the entries' storage is reused from step to step. A wait
+    // whose object is not known yet may conflict with any sleeper: it wakes them all.
+    const auto woken = [&](const Entry& e) { return s.open_wait || e.thread == s.thread || e.touched.conflicts(step_); };
     carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
+  }
+
+  // A mutex's blocked attempt records what it reads (its acquisition order, README "Locks")
+  // before it parks; the other objects record a wait only when it completes.
+  static bool waits_on_mutex(const Footprint& f) {
+    for (uintptr_t o : f.objects)
+      if ((o >> 1) & (Footprint::kLockOrder >> 1)) return true;
+    return false;
+  }
+
+  // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was
+  // the operation c finished, on the same object, so p touched what c touched. Without this p
+  // would race with nothing, and the runs where a set or reset comes before the attempt (the
+  // wait then succeeds at once, or never) would not be explored.
+  void complete_wait(size_t p, size_t c) {
+    Step& b = steps_[p];
+    b.completed_by = c;
+    merged_.clear();
+    merged_.objects.assign(pool_.begin() + b.objects_begin, pool_.begin() + b.objects_end);
+    merged_.merge(step_);  // c's, the step that just ended
+    b.objects_begin = pool_.size();  // the old range is left unused
+    pool_.insert(pool_.end(), merged_.objects.begin(), merged_.objects.end());
+    b.objects_end = pool_.size();
+    b.global = b.global || step_.global;
+    // Its choice's entry too: a thread asleep with it must wake at a step it conflicts with.
+    if (b.chosen == Chosen::decision)
+      for (Entry& e : node_[b.node].done)
+        if (e.thread == b.thread) e.touched.merge(step_);
   }
 
   // After Relacy's scheduler ran: a thread whose block count the last step lowered (an unpark,

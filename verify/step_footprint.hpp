@@ -189,10 +189,16 @@ class event_reader {
 // The events Relacy logged since the last read, added to a footprint.
 class history_reader {
  public:
-  // Adds what the events logged since the last call touched.
-  void read(Footprint& f) {
+  // Adds what the events logged since the last call touched. Returns whether the last of them
+  // parked the thread (a blocked attempt whose operation completes in a later step).
+  bool read(Footprint& f) {
     const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
-    for (; next_ < e.size(); next_++) events.read(e[next_], f);
+    bool parked = false;
+    for (; next_ < e.size(); next_++) {
+      events.read(e[next_], f);
+      parked = e[next_].output_ == &rl::event_output<rl::park_event>;
+    }
+    return parked;
   }
   // Passes over the events logged so far (the set-up, which is no thread's step).
   void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }

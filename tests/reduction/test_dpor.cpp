@@ -179,6 +179,34 @@ struct wake_up : rl::test_suite<wake_up, 3> {
   void after() { ev.deinit(RL_INFO); }
 };
 
+// An auto-reset event as the reduction reads it (README, "Events"): the waiter consumes one of two
+// sets; which one decides whether the event is left signalled. A wait that consumed a set races
+// with the next set (reversed, that set finds the event already signalled and changes nothing).
+struct set_twice : rl::test_suite<set_twice, 3> {
+  rl::generic_event ev;
+  rl::atomic<int> busy;
+  void before() {
+    ev.init(false, false, RL_INFO);
+    busy.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) {
+    if (i == 0) {
+      ev.wait(false, false, RL_INFO);
+    } else if (i == 1) {
+      ev.set(RL_INFO);
+      ev.set(RL_INFO);
+    } else {
+      busy.store(1, rl::mo_relaxed, $);
+      busy.store(2, rl::mo_relaxed, $);
+    }
+  }
+  void after() {
+    seen(ev.wait(true, false, RL_INFO) == rl::sema_wakeup_reason_success);  // still signalled
+    ev.deinit(RL_INFO);
+  }
+};
+
 // Relacy's own choices inside a step: a relaxed load may read an older store.
 struct relaxed_values : rl::test_suite<relaxed_values, 3> {
   rl::atomic<int> x, other;
@@ -272,6 +300,7 @@ TEST(Dpor, SameOutcomesAsPlainSearch) {
   expect_same_outcomes<lock_order>("lock order", 2);
   expect_same_outcomes<lock_and_trylock>("lock, trylock", 2);
   expect_same_outcomes<wake_up>("wake-up", 2);
+  expect_same_outcomes<set_twice>("set twice", 2);
   expect_same_outcomes<relaxed_values>("relaxed values", 2);
 }
 

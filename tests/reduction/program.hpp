@@ -1,0 +1,82 @@
+// Small concurrent programs for testing the search engine itself: a few threads of a few
+// operations each over Relacy's atomics, fences, mutexes, events and variables. One text form
+// serves the litmus files (tests/reduction/litmus/) and the programs the random differential
+// prints when the reduced search disagrees with plain search, so a printed program can be
+// saved as a litmus file as it is.
+//
+//   # comment
+//   event e0 manual 1              (e0/e1: auto-reset unless "manual"; initially set if 1)
+//   finals                         (the outcome includes the atomics' final values)
+//   T0: store x 1 relaxed; r = load y acquire
+//   T1: lock m0; write a 1; unlock m0
+//   expect: T0=0 T1= | T0=1 T1=    (litmus files: the exact set of outcomes)
+//
+// Objects: atomics x y z, variables a b (rl::var: an unordered pair of accesses is a data
+// race), mutexes m0 m1, events e0 e1. Operations (each returning value goes to the thread's
+// next register): load X MO, store X V MO, fetch_add X MO, exchange X V MO,
+// cas X EXPECTED MO FAILURE_MO (register: 8 if it succeeded, plus the value it read),
+// fence MO, lock M, unlock M, trylock M (register: 1 if taken), set E, reset E, wait E,
+// read A, write A V, rand N (register: a value in [0, N)), yield.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace program {
+
+enum class Kind : uint8_t {
+  load, store, fetch_add, exchange, cas, fence, lock, unlock, trylock, set, reset, wait, read, write, rand, yield
+};
+// As rl::memory_order's values, by name.
+enum class Order : uint8_t { relaxed, consume, acquire, release, acq_rel, seq_cst };
+
+struct Op {
+  Kind kind;
+  uint8_t object = 0;  // x y z / a b / m0 m1 / e0 e1, by index
+  uint8_t value = 0;   // stored, exchanged, expected, written; rand's limit
+  Order order = Order::seq_cst, failure = Order::relaxed;
+  bool operator==(const Op& o) const {
+    return kind == o.kind && object == o.object && value == o.value && order == o.order && failure == o.failure;
+  }
+};
+
+constexpr unsigned kMaxThreads = 4, kAtomics = 3, kVars = 2, kMutexes = 2, kEvents = 2;
+// Registers are packed into a 64-bit outcome, 4 bits each, with the atomics' final values.
+constexpr unsigned kMaxRegisters = 12;
+
+struct Program {
+  unsigned threads = 2;
+  std::vector<Op> code[kMaxThreads];
+  bool manual_reset[kEvents] = {false, false};
+  bool initially_set[kEvents] = {false, false};
+  bool finals = false;     // the outcome includes the atomics' final values
+  bool symmetric = false;  // thread 1 runs thread 0's code (twins)
+
+  unsigned registers(unsigned t) const;
+  unsigned register_count() const;
+  bool blocks() const;  // some operation can park its thread (lock, wait)
+  std::string text() const;
+};
+
+bool returns_value(Kind k);
+// An outcome (registers and, with finals, the atomics' final values) as the litmus files
+// write it: "T0=1,0 T1= x=1 y=2 z=0".
+std::string outcome_text(const Program& p, uint64_t outcome);
+
+// Parses the text form; on an error, false with the line and what is wrong in *error.
+// Litmus files' "expect:" line goes to *expected (outcome texts), if given.
+bool parse(const std::string& text, Program* p, std::string* error, std::vector<std::string>* expected = nullptr);
+
+// A random program (README of the search engine, "Testing the tester"): 2 to 4 threads.
+// With `blocking`, mutexes held around the variables' accesses (no data race) and events that
+// may never be set (a deadlock); without, unprotected variables (a data race) and no operation
+// that blocks. Either way a search can fail in one way only, so its kind can be compared.
+Program generate(std::mt19937_64& rng, bool blocking);
+
+// The same program with operation `index` (counted over all threads) removed; its lock's
+// matching unlock goes with a removed lock.
+bool without_op(const Program& p, unsigned index, Program* out);
+unsigned op_count(const Program& p);
+
+}  // namespace program

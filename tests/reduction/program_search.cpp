@@ -1,0 +1,175 @@
+#include "tests/reduction/program_search.hpp"
+
+#include <ostream>
+#include "verify/explore.hpp"
+// Relacy defines new and delete as macros (its heap during iterations); the std::set below
+// is filled outside iterations only.
+#undef new
+#undef delete
+
+namespace program {
+namespace {
+
+const Program* g_program = nullptr;
+uint64_t g_iterations = 0, g_budget = 0;
+
+// The outcomes of one search: a fixed table, filled inside iterations (where anything allocated
+// lands on Relacy's heap). Keys are outcome + 1 (0 marks a free slot).
+constexpr size_t kSlots = 1 << 13;
+uint64_t g_slots[kSlots];
+size_t g_used = 0;
+bool g_overflow = false;
+
+void record(uint64_t outcome) {
+  for (size_t i = (outcome * 0x9e3779b97f4a7c15ull) >> 51;; i = (i + 1) % kSlots) {
+    if (g_slots[i] == outcome + 1) return;
+    if (g_slots[i] == 0) {
+      if (++g_used > kSlots / 2) g_overflow = true;
+      g_slots[i] = outcome + 1;
+      return;
+    }
+  }
+}
+
+rl::memory_order order(Order o) { return (rl::memory_order)o; }
+
+template <rl::thread_id_t N>
+struct interpreter : rl::test_suite<interpreter<N>, N> {
+  rl::atomic<int> atomics[kAtomics];
+  rl::var<int> vars[kVars];
+  rl::mutex mutexes[kMutexes];
+  rl::generic_event events[kEvents];
+  int regs[N][kMaxRegisters];
+  unsigned nregs[N];
+
+  void before() {
+    for (auto& a : atomics) a.store(0, rl::mo_relaxed, $);
+    for (auto& v : vars) v($) = 0;
+    for (unsigned e = 0; e < kEvents; e++) events[e].init(g_program->manual_reset[e], g_program->initially_set[e], RL_INFO);
+    for (unsigned t = 0; t < N; t++) nregs[t] = 0;
+    if (++g_iterations > g_budget && g_budget) rl::ctx().rl_until("budget", RL_INFO);
+    // The set-up is no thread's step (as in exploration::iteration_begin).
+    if (exploration::g_history_reader) exploration::g_history_reader->skip();
+  }
+
+  void thread(unsigned t) {
+    bool held[kMutexes] = {false, false};
+    int* r = regs[t];
+    unsigned& n = nregs[t];
+    for (const Op& op : g_program->code[t]) {
+      rl::atomic<int>& a = atomics[op.object % kAtomics];
+      switch (op.kind) {
+        case Kind::load: r[n++] = a.load(order(op.order), $); break;
+        case Kind::store: a.store(op.value, order(op.order), $); break;
+        case Kind::fetch_add: r[n++] = a.fetch_add(1, order(op.order), $); break;
+        case Kind::exchange: r[n++] = a.exchange(op.value, order(op.order), $); break;
+        case Kind::cas: {
+          int expected = op.value;
+          const bool ok = a.compare_exchange_strong(expected, op.value + 1, order(op.order), $, order(op.failure), $);
+          r[n++] = (ok ? 8 : 0) + (expected & 7);
+          break;
+        }
+        case Kind::fence: rl::atomic_thread_fence(order(op.order), $); break;
+        case Kind::lock:
+          mutexes[op.object].lock($);
+          held[op.object] = true;
+          break;
+        case Kind::unlock:
+          if (held[op.object]) mutexes[op.object].unlock($);
+          held[op.object] = false;
+          break;
+        case Kind::trylock:
+          r[n] = !held[op.object] && mutexes[op.object].try_lock($);
+          held[op.object] = held[op.object] || r[n];
+          n++;
+          break;
+        case Kind::set: events[op.object].set(RL_INFO); break;
+        case Kind::reset: events[op.object].reset(RL_INFO); break;
+        case Kind::wait: events[op.object].wait(false, false, RL_INFO); break;
+        case Kind::read: r[n++] = vars[op.object]($); break;
+        case Kind::write: vars[op.object]($) = op.value; break;
+        case Kind::rand: r[n++] = (int)rl::rand(op.value); break;
+        case Kind::yield: rl::yield(1, $); break;
+      }
+    }
+    for (unsigned m = 0; m < kMutexes; m++)
+      if (held[m]) mutexes[m].unlock($);
+  }
+
+  void after() {
+    // Twins' registers in a fixed order: a run and its mirror image are one outcome.
+    unsigned first = 0;
+    if (g_program->symmetric && std::lexicographical_compare(regs[1], regs[1] + nregs[1], regs[0], regs[0] + nregs[0]))
+      first = 1;
+    uint64_t outcome = 0;
+    unsigned shift = 0;
+    for (unsigned t = 0; t < N; t++) {
+      const unsigned u = t < 2 && g_program->symmetric ? (t ^ first) : t;
+      for (unsigned i = 0; i < nregs[u]; i++, shift += 4) outcome |= uint64_t(regs[u][i] & 15) << shift;
+    }
+    if (g_program->finals)
+      for (unsigned a = 0; a < kAtomics; a++)
+        outcome |= uint64_t(atomics[a].load(rl::mo_relaxed, $) & 15) << (48 + 4 * a);
+    for (auto& e : events) e.deinit(RL_INFO);
+    record(outcome);
+  }
+};
+
+std::string failure_of(rl::test_result_e r) {
+  switch (r) {
+    case rl::test_result_success: return "";
+    case rl::test_result_until_condition_hit: return "budget";
+    case rl::test_result_deadlock: return "deadlock";
+    case rl::test_result_data_race: return "data race";
+    default: return rl::test_result_str(r);
+  }
+}
+
+template <rl::thread_id_t N>
+rl::test_result_e run(rl::test_params& params) {
+  std::string state;
+  return exploration::run_with<interpreter<N>>(params, &state);
+}
+
+}  // namespace
+
+SearchResult search(const Program& p, const SearchOptions& o) {
+  exploration::history_reader reader;
+  std::ostream dropped(nullptr);
+  rl::test_params params;
+  params.search_type = rl::sched_full;
+  params.output_stream = &dropped;
+  params.progress_stream = &dropped;
+  params.collect_history = o.reduce;
+  g_program = &p;
+  g_iterations = 0;
+  g_budget = o.budget;
+  std::fill_n(g_slots, kSlots, 0);
+  g_used = 0;
+  g_overflow = false;
+  exploration::g_shard = {o.shard, o.shards, o.shards * 16};
+  exploration::g_foreign_iterations = 0;
+  exploration::g_reduction_fallbacks = 0;
+  exploration::g_reduce = o.reduce;
+  exploration::g_history_reader = o.reduce ? &reader : nullptr;
+  exploration::g_twin_misuse = false;
+  exploration::g_twin_of[1] = o.twins ? 0 : -1;
+  rl::test_result_e r;
+  switch (p.threads) {
+    case 2: r = run<2>(params); break;
+    case 3: r = run<3>(params); break;
+    default: r = run<4>(params); break;
+  }
+  exploration::g_reduce = false;
+  exploration::g_history_reader = nullptr;
+  exploration::g_shard = {0, 1, 1};
+  exploration::g_twin_of[1] = -1;
+  SearchResult res;
+  res.failure = exploration::g_twin_misuse ? "bad twin" : g_overflow ? "too many outcomes" : failure_of(r);
+  res.iterations = g_iterations - exploration::g_foreign_iterations;
+  for (uint64_t s : g_slots)
+    if (s) res.outcomes.insert(s - 1);
+  return res;
+}
+
+}  // namespace program

@@ -1,0 +1,28 @@
+// Runs a program (tests/reduction/program.hpp) under vmaverify's full search
+// (verify/shard_scheduler.hpp), plain or reduced, whole or one shard, with or without twins,
+// and collects every outcome its iterations reached.
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include "tests/reduction/program.hpp"
+
+namespace program {
+
+struct SearchOptions {
+  bool reduce = false;
+  unsigned shard = 0, shards = 1;
+  bool twins = false;     // thread 1 declared thread 0's twin
+  uint64_t budget = 0;    // iterations; 0 for none
+};
+
+struct SearchResult {
+  std::string failure;    // "" when every iteration passed; else the kind ("deadlock", "data race",
+                          // ...), "budget" when the budget ran out, "bad twin" on a twin misuse
+  uint64_t iterations = 0;
+  std::set<uint64_t> outcomes;  // of the iterations that ended (twins' registers in canonical order)
+};
+
+SearchResult search(const Program& p, const SearchOptions& o);
+
+}  // namespace program

@@ -1,0 +1,145 @@
+// The reducer tested against plain search on thousands of random programs
+// (tests/reduction/program.hpp): each program is searched plainly, reduced whole, reduced in
+// 2 to 5 shards, and (when its threads 0 and 1 run the same code) with twins, plain and reduced.
+// Every search must end the same way (pass, or fail with the same kind) and reach exactly the
+// outcomes plain search reaches. A difference is printed as a minimal program in the litmus
+// files' text form, with the seed that generated it.
+//
+// VMAVERIFY_RANDOM_PROGRAMS=N runs N programs (default 10,000); VMAVERIFY_RANDOM_SEED=S
+// starts from another seed.
+#include <gtest/gtest.h>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include "tests/reduction/program_search.hpp"
+
+namespace {
+
+using program::Program;
+using program::SearchOptions;
+using program::SearchResult;
+
+// Plain searches longer than this are skipped (a few programs of 4 threads with relaxed loads).
+constexpr uint64_t kPlainBudget = 100000;
+
+uint64_t env_or(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+struct Tally {
+  uint64_t compared = 0, skipped = 0, twins = 0, bad_twins = 0, failing = 0;
+  uint64_t plain_iterations = 0, reduced_iterations = 0;
+};
+
+std::string outcomes_text(const Program& p, const std::set<uint64_t>& s) {
+  std::string t;
+  for (uint64_t o : s) t += "  " + program::outcome_text(p, o) + "\n";
+  return t;
+}
+
+// How `got` differs from plain search's `want`; "" when it does not.
+std::string difference(const Program& p, const char* what, const SearchResult& want, const SearchResult& got) {
+  if (got.failure != want.failure)
+    return std::string(what) + ": " + (got.failure.empty() ? "passes" : got.failure) + ", plain search: " +
+           (want.failure.empty() ? "passes" : want.failure);
+  if (!want.failure.empty() || got.outcomes == want.outcomes) return "";
+  std::set<uint64_t> lost, extra;
+  for (uint64_t o : want.outcomes)
+    if (!got.outcomes.count(o)) lost.insert(o);
+  for (uint64_t o : got.outcomes)
+    if (!want.outcomes.count(o)) extra.insert(o);
+  return std::string(what) + ": " + (lost.empty() ? "" : "outcomes lost:\n" + outcomes_text(p, lost)) +
+         (extra.empty() ? "" : "outcomes plain search never reaches:\n" + outcomes_text(p, extra));
+}
+
+// Every search of p against plain search: the first difference, "" if none. `skip` when plain
+// search did not end within its budget.
+std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip) {
+  const SearchResult plain = program::search(p, {false, 0, 1, false, kPlainBudget});
+  *skip = plain.failure == "budget";
+  if (*skip) return "";
+  if (plain.failure == "too many outcomes") return "plain search: more outcomes than the table holds";
+  SearchOptions reduced;
+  reduced.reduce = true;
+  const SearchResult whole = program::search(p, reduced);
+  std::string d = difference(p, "reduced", plain, whole);
+  if (!d.empty()) return d;
+  if (whole.iterations > plain.iterations)
+    return "reduced: " + std::to_string(whole.iterations) + " iterations, more than plain search's " +
+           std::to_string(plain.iterations);
+  SearchResult parts;
+  for (unsigned i = 0; i < shards; i++) {
+    reduced.shard = i;
+    reduced.shards = shards;
+    const SearchResult part = program::search(p, reduced);
+    if (!part.failure.empty() && parts.failure.empty()) parts.failure = part.failure;
+    parts.outcomes.insert(part.outcomes.begin(), part.outcomes.end());
+  }
+  d = difference(p, ("reduced in " + std::to_string(shards) + " shards").c_str(), plain, parts);
+  if (!d.empty()) return d;
+  if (tally) {
+    tally->plain_iterations += plain.iterations;
+    tally->reduced_iterations += whole.iterations;
+    tally->failing += !plain.failure.empty();
+  }
+  if (!p.symmetric) return "";
+  for (bool reduce : {false, true}) {
+    const SearchResult twins = program::search(p, {reduce, 0, 1, true, 0});
+    if (twins.failure == "bad twin") {  // a twin blocked or ended before touching shared state
+      if (tally) tally->bad_twins += reduce;
+      continue;
+    }
+    if (tally) tally->twins += reduce;
+    d = difference(p, reduce ? "reduced with twins" : "plain with twins", plain, twins);
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
+// Removes operations while the difference stays.
+Program shrink(Program p, unsigned shards) {
+  for (bool smaller = true; smaller;) {
+    smaller = false;
+    for (unsigned i = 0; i < program::op_count(p); i++) {
+      Program q;
+      bool skip = false;
+      if (!program::without_op(p, i, &q) || check(q, shards, nullptr, &skip).empty() || skip) continue;
+      p = q;
+      smaller = true;
+      break;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(RandomPrograms, ReducedShardedAndTwinSearchesReachWhatPlainSearchReaches) {
+  const uint64_t count = env_or("VMAVERIFY_RANDOM_PROGRAMS", 10000), seed = env_or("VMAVERIFY_RANDOM_SEED", 20261205);
+  Tally tally;
+  int reported = 0;
+  for (uint64_t i = 0; i < count && reported < 3; i++) {
+    std::mt19937_64 rng(seed + i);
+    const Program p = program::generate(rng, i % 2 == 0);
+    const unsigned shards = 2 + (unsigned)(rng() % 4);
+    bool skip = false;
+    const std::string d = check(p, shards, &tally, &skip);
+    tally.skipped += skip;
+    tally.compared += !skip;
+    if (d.empty()) continue;
+    reported++;
+    const Program small = shrink(p, shards);
+    bool ignored;
+    ADD_FAILURE() << "program " << i << " (VMAVERIFY_RANDOM_SEED=" << seed + i << " VMAVERIFY_RANDOM_PROGRAMS=1), "
+                  << shards << " shards:\n"
+                  << p.text() << d << "\nminimal program:\n"
+                  << small.text() << check(small, shards, nullptr, &ignored);
+  }
+  std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
+              "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu\n",
+              (unsigned long long)tally.compared, (unsigned long long)tally.failing, (unsigned long long)tally.skipped,
+              (unsigned long long)kPlainBudget, (unsigned long long)tally.twins, (unsigned long long)tally.bad_twins,
+              (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations);
+  if (reported == 0) EXPECT_GE(tally.compared * 10, count * 9) << "too many programs skipped";
+}
