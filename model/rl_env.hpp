@@ -24,3 +24,13 @@ T* construct_in(void* storage) {
 }
 
 #include <relacy/relacy.hpp>
+
+// A blocking acquisition of a Relacy mutex, announced by the one who takes it (the model's
+// spin locks and rw_semaphores) just before the lock call. Relacy records a lock that blocked
+// or not and a try-lock that succeeded as the same event; the reduction reads an announced one
+// as a lock that cannot come before the unlock that let it in, and any other as a try-lock
+// (which can, failing), so forgetting to announce costs only reduction, never a run.
+namespace exploration {
+extern bool g_blocking_lock[32];  // per thread; verify/step_footprint.hpp reads and clears it
+}
+inline void announce_blocking_lock() { exploration::g_blocking_lock[rl::thread_index()] = true; }

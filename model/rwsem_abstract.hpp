@@ -20,6 +20,7 @@ struct rwsem_abstract final : rw_semaphore {
 
  protected:
   void __down_read() override {
+    announce_blocking_lock();
     lock.lock_shared(RL_INFO);
     rwsem_acquire_read();
   }
@@ -33,6 +34,7 @@ struct rwsem_abstract final : rw_semaphore {
     rwsem_release_read();
   }
   void __down_write() override {
+    announce_blocking_lock();
     lock.lock_exclusive(RL_INFO);
     rwsem_acquire_write();
   }

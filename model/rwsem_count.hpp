@@ -155,6 +155,7 @@ struct rwsem_count_model final : rw_semaphore {
   }
   // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep checks.
   void raw_spin_lock_irq() {
+    announce_blocking_lock();
     wait_lock.lock($);
     ghost_wait_lock_owner = rl::thread_index();
   }

@@ -97,6 +97,7 @@ class shard_scheduler
     this->stree_depth_ = 0;
     steps_.clear();
     std::fill_n(last_step_of_, thread_count, SIZE_MAX);
+    std::fill_n(g_blocking_lock, 32, false);
     pool_.clear();
     enablers_.clear();
     pending_.clear();

@@ -93,6 +93,7 @@ class event_reader {
  public:
   event_reader() : text_(&line_) {}
   void read(const rl::history_entry& e, Footprint& f) {
+    thread_ = e.thread_index_;
     const event_footprint_f known = event_types::all().find(e.output_);
     if (known && !check_fields) return known(e.ev_, f);
     formatted += !known;
@@ -100,7 +101,9 @@ class event_reader {
     e.output_(text_, e.ev_);
     if (!known) return read_text(line_.str(), line_.cut(), f);
     Footprint by_fields, by_text;  // both readings of a known type, compared
+    const bool announced = thread_ < 32 && g_blocking_lock[thread_];
     known(e.ev_, by_fields);
+    if (thread_ < 32) g_blocking_lock[thread_] = announced;  // the second reading sees it too
     read_text(line_.str(), line_.cut(), by_text);
     fields_unlike_text += by_fields.global != by_text.global || by_fields.objects != by_text.objects;
     f.merge(by_fields);
@@ -108,15 +111,23 @@ class event_reader {
   uint64_t formatted = 0;           // events read from their text
   bool check_fields = false;        // read known types both ways (a test of the table)
   uint64_t fields_unlike_text = 0;  // events whose two readings differ
+  static inline rl::thread_id_t thread_ = 0;  // the thread of the event being read
 
   // A mutex event (README, "Locks"): a lock takes the next place in the acquisition order after
   // the last release; an unlock releases, and changes the mutex for any other operation (a
   // try-lock's outcome, a shared lock); an attempt that blocks only reads the order (it changes
   // nothing until the unlock that wakes it, then it locks); any other operation does all three.
+  // A lock not announced as blocking (model/rl_env.hpp) may be a try-lock that succeeded: it
+  // read the mutex free, and races with the unlock before it (placed before it, it fails).
   enum class mutex_op { lock, unlock, blocked, other };
   static void read_mutex(mutex_op op, uintptr_t mutex, Footprint& f) {
     switch (op) {
-      case mutex_op::lock: f.add_lock_order(mutex, true); f.add_release(mutex, false); return;
+      case mutex_op::lock:
+        f.add_lock_order(mutex, true);
+        f.add_release(mutex, false);
+        if (thread_ >= 32 || !g_blocking_lock[thread_]) f.add(mutex, false);
+        if (thread_ < 32) g_blocking_lock[thread_] = false;
+        return;
       case mutex_op::unlock: f.add_release(mutex, true); f.add(mutex, true); return;
       case mutex_op::blocked: f.add_lock_order(mutex, false); return;
       case mutex_op::other: f.add_lock_order(mutex, true); f.add_release(mutex, true); f.add(mutex, true); return;

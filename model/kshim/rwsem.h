@@ -190,6 +190,7 @@ struct raw_spinlock_t {
   int ghost_owner;
 };
 inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
+  announce_blocking_lock();
   l->m->lock(info);
   l->ghost_owner = rl::thread_index();
 }

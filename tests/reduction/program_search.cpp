@@ -71,6 +71,7 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
         }
         case Kind::fence: rl::atomic_thread_fence(order(op.order), $); break;
         case Kind::lock:
+          announce_blocking_lock();  // as the model's spin locks do (model/rl_env.hpp)
           mutexes[op.object].lock($);
           held[op.object] = true;
           break;

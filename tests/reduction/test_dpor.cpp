@@ -34,7 +34,7 @@ template <class Suite>
 Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1, bool twins = false) {
   exploration::history_reader reader;
   std::ostream dropped(nullptr);
-  rl::ostringstream out, st;
+  rl::ostringstream out;
   rl::test_params p;
   p.search_type = rl::sched_full;
   p.output_stream = &out;
@@ -51,8 +51,8 @@ Outcome search(bool reduce, unsigned shard = 0, unsigned shards = 1, bool twins 
   g_iterations = g_seen = 0;
   exploration::g_twin_misuse = false;
   if (twins) exploration::g_twin_of[1] = 0;
-  const rl::test_result_e r =
-      rl::run_test<Suite, exploration::shard_scheduler<Suite::params::thread_count>>(p, st, false);
+  std::string state;
+  const rl::test_result_e r = exploration::run_with<Suite>(p, &state);  // the product's way in
   exploration::g_reduce = false;
   exploration::g_history_reader = nullptr;
   exploration::g_shard = {0, 1, 1};
@@ -110,6 +110,7 @@ struct lock_order : rl::test_suite<lock_order, 3> {
   }
   void thread(unsigned i) {
     own[i].store(1, rl::mo_relaxed, $);
+    announce_blocking_lock();  // a lock, not a try-lock (model/rl_env.hpp)
     m.lock($);
     order($) = order($) * 4 + (int)i + 1;
     m.unlock($);
@@ -132,6 +133,7 @@ struct lock_and_trylock : rl::test_suite<lock_and_trylock, 3> {
   }
   void thread(unsigned i) {
     if (i == 0) {
+      announce_blocking_lock();
       m.lock($);
       data($) = 1;
       flag.store(1, rl::mo_relaxed, $);
@@ -145,6 +147,7 @@ struct lock_and_trylock : rl::test_suite<lock_and_trylock, 3> {
       }
     } else {
       const int f = flag.load(rl::mo_relaxed, $);
+      announce_blocking_lock();
       m.lock($);  // waits for thread 0 or 1 (a blocked attempt) or takes it first
       seen(3 + f * 2 + data($));
       m.unlock($);
@@ -261,6 +264,39 @@ struct idle_twins : rl::test_suite<idle_twins, 2> {
   void thread(unsigned) {}
 };
 
+// Relacy's invariant(), checked at every scheduling point, sees states that a trace-equivalence
+// reduction does not preserve: x == 0 and y == 1 exists only in the runs where thread 1 stores
+// first, which are equivalent to those where thread 0 does (the stores are independent).
+struct intermediate_state : rl::test_suite<intermediate_state, 2> {
+  rl::atomic<int> x, y;
+  bool ready = false;
+  void before() {
+    x.store(0, rl::mo_relaxed, $);
+    y.store(0, rl::mo_relaxed, $);
+    ready = true;
+    begin_iteration();
+  }
+  void thread(unsigned i) { (i ? y : x).store(1, rl::mo_relaxed, $); }
+  void invariant() {
+    if (ready) RL_ASSERT(!(x.load(rl::mo_relaxed, $) == 0 && y.load(rl::mo_relaxed, $) == 1));
+  }
+};
+
+// Twins that a check tells apart: thread 1 must not take the first ticket. Declared twins, they
+// are searched only in the runs where thread 0 touches the counter first, and the failure is
+// never reached: a wrong twin_of turns a failure into a pass. Symmetry.TwinDeclarationsHold
+// checks every scenario's twins by searching without them too.
+struct asymmetric_twins : rl::test_suite<asymmetric_twins, 2> {
+  rl::atomic<int> next;
+  int got[2];
+  void before() {
+    next.store(0, rl::mo_relaxed, $);
+    begin_iteration();
+  }
+  void thread(unsigned i) { got[i] = next.fetch_add(1, rl::mo_relaxed, $); }
+  void after() { RL_ASSERT(got[1] != 0); }
+};
+
 template <class Suite>
 void expect_same_outcomes(const char* name, double min_ratio) {
   const Outcome plain = search<Suite>(false), reduced = search<Suite>(true);
@@ -350,4 +386,19 @@ TEST(Dpor, TwinThatNeverTouchesSharedStateIsReported) {
   EXPECT_TRUE(exploration::g_twin_misuse);
   search<idle_twins>(false);
   EXPECT_FALSE(exploration::g_twin_misuse);
+}
+
+TEST(Dpor, InvariantTurnsTheReductionOff) {
+  EXPECT_TRUE(exploration::checks_intermediate_states<intermediate_state>());
+  EXPECT_FALSE(exploration::checks_intermediate_states<independent>());
+  const Outcome plain = search<intermediate_state>(false), reduced = search<intermediate_state>(true);
+  EXPECT_EQ(plain.result, rl::test_result_user_invariant_failed);
+  EXPECT_EQ(reduced.result, rl::test_result_user_invariant_failed);
+}
+
+TEST(Dpor, AsymmetricTwinsHideAFailureOnlyASearchWithoutThemFinds) {
+  for (bool reduce : {false, true}) {
+    EXPECT_EQ(search<asymmetric_twins>(reduce).result, rl::test_result_user_assert_failed) << reduce;
+    EXPECT_EQ(search<asymmetric_twins>(reduce, 0, 1, true).result, rl::test_result_success) << reduce;
+  }
 }

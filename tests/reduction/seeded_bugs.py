@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Seeds one-line bugs into the search engine and reports which tests catch each.
+
+Each bug below can make the reduced (or sharded) search lose runs: a `verified` it should not
+give. For each, the engine's own tests (tests/reduction: Dpor, the litmus files and the random
+programs) are built against a copy of the sources with the bug in, outside the source tree,
+and run; a bug no test catches is a hole in the tests. The scenario-level differentials
+(Reduction.*, Symmetry.*, Shards.*) need the whole model and are not run here.
+
+Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--keep DIR]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SOURCES = ["tests/reduction/test_dpor.cpp", "tests/reduction/test_litmus.cpp",
+           "tests/reduction/test_random_programs.cpp", "tests/reduction/program.cpp",
+           "tests/reduction/program_search.cpp", "verify/footprint_types.cpp", "verify/search_state.cpp"]
+
+S, F, T = "verify/shard_scheduler.hpp", "verify/step_footprint.hpp", "verify/footprint_types.cpp"
+
+# name: (file, text, replacement, what the bug does)
+BUGS = {
+    "write_write_only": (S, "((pool_[x] | pool_[y]) & 1)", "((pool_[x] & pool_[y]) & 1)",
+                         "two steps race only if both write (a load never races with a store)"),
+    "sleepers_stay_asleep": (S, "return s.open_wait || e.thread == s.thread || e.touched.conflicts(step_);",
+                             "return s.open_wait || e.thread == s.thread;",
+                             "a sleeping thread is not woken by a step it conflicts with"),
+    "sleep_conflict_writes_only": (F, "if (a >> 1 == b >> 1 && ((a | b) & 1)) return true;",
+                                   "if (a >> 1 == b >> 1 && ((a & b) & 1)) return true;",
+                                   "sleep sets wake only on a write-write conflict"),
+    "blocked_wait_empty": (S, "s.open_wait = parked && !waits_on_mutex(step_);", "s.open_wait = false;",
+                           "a blocked event wait touches nothing (the hole this project had)"),
+    "completed_wait_not_in_sleep_entry": (S, "if (e.thread == b.thread) e.touched.merge(step_);", "(void)e;",
+                                          "a blocked wait's footprint is not added to its sleep-set entry"),
+    "initials_ignore_order": (S, "if (first) initials |= t;", "initials |= t;",
+                              "any thread of notdep(i).j counts as an initial, even one ordered after another"),
+    "join_every_step": (S, "if (c == Conflict::none) continue;", "",
+                        "every earlier step, conflicting or not, orders before j (races hidden behind it)"),
+    "no_lock_races": (S, "add_lock_races(from, m);", "",
+                      "a lock never races with the previous holder's lock"),
+    "unlock_leaves_mutex": (F, "case mutex_op::unlock: f.add_release(mutex, true); f.add(mutex, true); return;",
+                            "case mutex_op::unlock: f.add_release(mutex, true); return;",
+                            "an unlock does not change the mutex a try-lock reads"),
+    "trylock_read_as_lock": (F, "if (thread_ >= 32 || !g_blocking_lock[thread_]) f.add(mutex, false);", "",
+                             "a successful try-lock is read as a blocking lock"),
+    "blocked_lock_reads_nothing": (F, "case mutex_op::blocked: f.add_lock_order(mutex, false); return;",
+                                   "case mutex_op::blocked: return;",
+                                   "a blocked lock attempt reads nothing"),
+    "rmw_is_a_read": (T, "add<rl::atomic_rmw_event<T, T>, Access::write>(t);",
+                      "add<rl::atomic_rmw_event<T, T>, Access::read>(t);", "an exchange is read as a load"),
+    "fetch_add_is_a_read": (T, "add<rl::atomic_rmw_event<T, typename rl::atomic_add_type<T>::type>, Access::write>(t);",
+                            "add<rl::atomic_rmw_event<T, typename rl::atomic_add_type<T>::type>, Access::read>(t);",
+                            "a fetch_add is read as a load"),
+    "cas_is_a_read": (T, "add<rl::atomic_cas_event<T>, Access::write>(t);",
+                      "add<rl::atomic_cas_event<T>, Access::read>(t);", "a compare-and-swap is read as a load"),
+    "store_is_a_read": (T, "add<rl::atomic_store_event<T>, Access::write>(t);",
+                        "add<rl::atomic_store_event<T>, Access::read>(t);", "a store is read as a load"),
+    "seq_cst_fences_commute": (T, "mo_ == rl::mo_seq_cst) f.add(kSeqCstOrder, true);",
+                               "mo_ == rl::mo_seq_cst) f.add(kSeqCstOrder, false);",
+                               "seq_cst fences never race with each other"),
+    "yield_is_local": (T, "t.add(&rl::event_output<rl::yield_event>, &everything);",
+                       "t.add(&rl::event_output<rl::yield_event>, &nothing);", "a yield conflicts with nothing"),
+    "event_set_is_a_read": (T, "state_event, Access::write>;", "state_event, Access::read>;",
+                            "an event's set or reset is read as a read of the event"),
+    "reuse_one_step_too_many": (S, "steps_[reused_].depth_end <= i - 1 &&", "steps_[reused_].depth_end <= i &&",
+                                "the races of the step at the backtrack point are taken as already analysed"),
+    "shard_range_edge": (S, "return hi - lo >= n ||", "return hi - lo > n ||",
+                         "a subtree of exactly N slices is not in every shard's range"),
+    "enablers_forgotten": (S, "if (now < block_count_[i]) pending_.push_back({i, last});", "",
+                           "a wake-up does not order the waker's step before the woken thread's"),
+}
+
+
+def build(tree, out):
+    cmd = ["g++", "-std=c++17", "-O1", "-w", "-I" + tree, "-DVMAVERIFY_LITMUS=\"%s\"" % os.path.join(tree, "tests/reduction/litmus")]
+    cmd += [os.path.join(tree, s) for s in SOURCES] + ["-lgtest", "-lgtest_main", "-pthread", "-o", out]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def run(binary, programs, timeout):
+    env = dict(os.environ, VMAVERIFY_RANDOM_PROGRAMS=str(programs))
+    try:
+        p = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return sorted(set(re.findall(r"^\[  FAILED  \] (\S+)", p.stdout, re.M)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--programs", type=int, default=2000, help="random programs per bug (default 2000)")
+    ap.add_argument("--only", help="one bug by name")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per bug's test run (default 600)")
+    args = ap.parse_args()
+    bugs = {k: v for k, v in BUGS.items() if not args.only or k == args.only}
+    if not bugs:
+        sys.exit("seeded_bugs: no bug named %s" % args.only)
+    missed = 0
+    with tempfile.TemporaryDirectory(prefix="seeded-bugs-") as work:
+        tree = os.path.join(work, "src")
+        for d in ("model", "verify", "tests/reduction"):
+            shutil.copytree(os.path.join(ROOT, d), os.path.join(tree, d))
+        for name, (path, text, replacement, what) in bugs.items():
+            target = os.path.join(tree, path)
+            original = open(target).read()
+            if original.count(text) != 1:
+                print("%-34s SEED FAILED: the text is not in %s exactly once" % (name, path))
+                missed += 1
+                continue
+            open(target, "w").write(original.replace(text, replacement))
+            binary = os.path.join(work, "engine_tests")
+            b = build(tree, binary)
+            open(target, "w").write(original)
+            if b.returncode != 0:
+                print("%-34s DOES NOT BUILD: %s" % (name, b.stderr.strip().splitlines()[:1]))
+                missed += 1
+                continue
+            failed = run(binary, args.programs, args.timeout)
+            if failed is None:
+                verdict = "caught (the tests did not end within %d s)" % args.timeout
+            elif failed:
+                verdict = "caught by " + ", ".join(failed)
+            else:
+                verdict = "MISSED"
+                missed += 1
+            print("%-34s %s\n%36s(%s)" % (name, verdict, "", what), flush=True)
+    print("%d of %d seeded bugs caught" % (len(bugs) - missed, len(bugs)))
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
