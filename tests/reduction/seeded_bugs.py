@@ -89,7 +89,9 @@ def run(binary, programs, timeout):
         p = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
-    return sorted(set(re.findall(r"^\[  FAILED  \] (\S+)", p.stdout, re.M)))
+    failed = set(re.findall(r"^\[  FAILED  \] ([A-Za-z][\w/.]*)", p.stdout, re.M))
+    # Litmus files by their name, the rest by test
+    return sorted(f.replace("Files/Litmus.EverySearchReachesExactlyTheExpectedOutcomes/", "litmus ") for f in failed)
 
 
 def main():
