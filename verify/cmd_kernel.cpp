@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include "model/batch_states.hpp"
 #include "model/kernel_rwsem.hpp"
 #include "model/kernel_source.hpp"
@@ -64,6 +67,53 @@ std::string only_in(const StateSet& a, const StateSet& b) {
       }
     }
   return n == 0 ? "" : std::to_string(n) + " (e.g. " + out + ")";
+}
+
+// In the checker, after the scenarios: each hunk of each patch against what the checker compiled
+// and what the scenarios executed. A verdict covers only code that ran: any hunk that did not
+// makes the outcome `incomplete`, each such hunk named.
+Outcome patched_hunks_outcome(const KernelArgs& a, Json* hunks_json) {
+  Outcome out;
+  out.r.scenario = "patched hunks";
+  out.r.variant = "kernel";
+  out.r.search = "line coverage";
+  out.expected = "verified";
+  std::vector<PatchHunk> hunks;
+  for (const std::string& p : a.patches) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const PatchHunk& h : parse_patch_hunks(p, text.str())) hunks.push_back(h);
+  }
+  const KernelLines compiled = compiled_kernel_lines(kernel_generated_sources());
+  LineCounts counts;
+  std::string why;
+  const bool measured = measure_kernel_lines(&counts, &why);
+  int ran = 0;
+  std::vector<std::string> missing;
+  *hunks_json = Json::array();
+  for (const PatchHunk& h : hunks) {
+    const HunkCoverage c = classify_hunk(h, compiled, measured ? &counts : nullptr);
+    const std::string text = hunk_text(h, c);
+    if (hunk_leaves_incomplete(c)) missing.push_back(text);
+    else ran++;
+    hunks_json->push_back({{"patch", h.patch}, {"file", h.file}, {"line", hunk_first_line(h)},
+                           {"function", h.context},
+                           {"coverage", text.substr(text.rfind(": ") + 2)}, {"ran", !hunk_leaves_incomplete(c)}});
+  }
+  out.r.iterations = 0;
+  if (missing.empty()) {
+    out.r.result = "verified";
+    out.r.message = "every hunk of the patches ran under the checker (" + std::to_string(ran) + ")";
+  } else {
+    out.r.result = "incomplete";
+    out.r.message = std::to_string(missing.size()) + " of " + std::to_string(hunks.size()) +
+                    " patched hunks never ran under the checker, so no verdict covers them: ";
+    for (size_t i = 0; i < missing.size(); i++) out.r.message += (i ? "; " : "") + missing[i];
+    if (!measured) out.r.message += " (" + why + ")";
+  }
+  out.as_expected = out.r.result == "verified";
+  return out;
 }
 
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
@@ -171,6 +221,24 @@ int check(const KernelArgs& a) {
       worst = st;
     outcomes.push_back(out);
   }
+  if (!a.patches.empty()) {
+    Json hunks;
+    Outcome out = patched_hunks_outcome(a, &hunks);
+    if (a.json) {
+      Json j = outcome_json(out, "");
+      j["hunks"] = hunks;
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      for (const auto& h : hunks)
+        std::printf("  hunk %s:%d%s: %s\n", h["file"].get<std::string>().c_str(), h["line"].get<int>(),
+                    h["function"].get<std::string>().empty() ? "" : (" (" + h["function"].get<std::string>() + ")").c_str(),
+                    h["coverage"].get<std::string>().c_str());
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    if (!out.as_expected && worst == EXIT_VERIFIED) worst = EXIT_INCOMPLETE;
+    outcomes.push_back(out);
+  }
   std::string err;
   if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("kernel: " + err);
   return worst;
@@ -185,6 +253,8 @@ int build_and_hand_over(const KernelArgs& a) {
   }
   KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet);
   if (!b.error.empty()) return usage_error("kernel: " + b.error);
+  std::string err;
+  if (!a.patches.empty() && !prepare_kernel_line_counts(b.checker, &err)) return usage_error("kernel: " + err);
   std::vector<std::string> args = {b.checker, "kernel"};
   if (!a.tree.empty()) args.insert(args.end(), {"--tree", a.tree});
   for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -333,7 +335,9 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     return b;
   }
   h.add(std::to_string(base.st_size) + ":" + std::to_string(base.st_mtime));
-  h.add(std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS);
+  // A patched build counts which kernel lines run (gcov), to say which hunks the scenarios ran.
+  const bool coverage = !patches.empty();
+  h.add(std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS + (coverage ? " --coverage -u __gcov_dump" : ""));
   const std::string dir = cache_dir() + "/checker-" + h.hex();
   b.checker = dir + "/vmaverify-kernel";
   if (is_file(b.checker) && access(b.checker.c_str(), X_OK) == 0) {
@@ -357,6 +361,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     copy_file(g, base + ".cpp");
     std::vector<std::string> cc = {KERNEL_CXX};
     for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
+    if (coverage) cc.push_back("--coverage");
     cc.insert(cc.end(), {"-I", VMAVERIFY_SOURCE_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
     st = run_logged(cc, log, work);
     if (st != 0) break;
@@ -367,7 +372,10 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     ld.insert(ld.end(), objects.begin(), objects.end());
     ld.insert(ld.end(), {"-Wl,--whole-archive", KERNEL_BASE_LIBRARY, "-Wl,--no-whole-archive"});
     for (const std::string& f : split(KERNEL_LINK_FLAGS)) ld.push_back(f);
+    if (coverage) ld.insert(ld.end(), {"--coverage", "-Wl,-u,__gcov_dump"});  // measure_kernel_lines calls it
     st = run_logged(ld, log, work);
+    // Where the objects were compiled: the counters' files are named after it (measure_kernel_lines).
+    std::ofstream(work + "/objdir") << work;
   }
   if (st != 0) {
     // Kept for reading: the log and the code it is about, outside the cache's keyed entries.
@@ -386,4 +394,67 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     b.checker.clear();
   }
   return b;
+}
+
+// Where a patched checker's line counters go (GCOV_PREFIX): a fresh directory in the cache, the
+// checker's compile-time object directory stripped from the counters' paths.
+bool prepare_kernel_line_counts(const std::string& checker, std::string* error) {
+  const std::string dir = checker.substr(0, checker.rfind('/'));
+  std::string objdir;
+  if (!read_file(dir + "/objdir", &objdir) || objdir.empty()) {
+    *error = "the checker " + checker + " records no object directory: rebuild it (remove " + dir + ")";
+    return false;
+  }
+  const std::string run = scratch_dir("lines");
+  if (run.empty()) {
+    *error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
+    return false;
+  }
+  const long strip = std::count(objdir.begin(), objdir.end(), '/');
+  setenv("GCOV_PREFIX", run.c_str(), 1);
+  setenv("GCOV_PREFIX_STRIP", std::to_string(strip).c_str(), 1);
+  return true;
+}
+
+extern "C" void __gcov_dump(void) __attribute__((weak));  // libgcov's, in a checker built --coverage
+
+std::vector<std::string> kernel_generated_sources() {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return {};
+  std::string dir(self, (size_t)n);
+  dir = dir.substr(0, dir.rfind('/'));
+  std::vector<std::string> units;
+  for (const char* u : {"/kernel_source.cpp", "/kernel_rwsem.cpp"})
+    if (is_file(dir + u)) units.push_back(dir + u);
+  return units;
+}
+
+bool measure_kernel_lines(LineCounts* counts, std::string* why) {
+  const char* run = std::getenv("GCOV_PREFIX");
+  if (!__gcov_dump || !run || !*run) {
+    *why = "this checker counts no lines (not built for a patch, or its compiler is not gcc)";
+    return false;
+  }
+  __gcov_dump();  // the counters so far, to GCOV_PREFIX
+  bool ok = true;
+  std::string json;
+  for (const std::string& src : kernel_generated_sources()) {
+    const std::string unit = src.substr(src.rfind('/') + 1, src.size() - src.rfind('/') - 5);  // "kernel_rwsem"
+    if (!copy_file(src.substr(0, src.size() - 4) + ".gcno", std::string(run) + "/" + unit + ".gcno")) continue;
+    const std::string log = std::string(run) + "/" + unit + ".json";
+    if (run_logged({"gcov", "--json-format", "--stdout", unit + ".gcda"}, log, run) != 0) {
+      ok = false;
+      continue;
+    }
+    std::string out;
+    read_file(log, &out);
+    json += out + "\n";
+  }
+  remove_tree(run);
+  if (!ok || !parse_gcov_json(json, counts)) {
+    *why = "gcov could not read the checker's line counters";
+    return false;
+  }
+  return true;
 }

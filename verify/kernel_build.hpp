@@ -8,6 +8,7 @@
 #pragma once
 #include <string>
 #include <vector>
+#include "verify/kernel_hunks.hpp"
 
 struct KernelBuild {
   std::string tree;     // the tree given, or the default (Debian's linux-source-6.12)
@@ -23,3 +24,12 @@ bool default_kernel_tree_available();
 // tree empty: the default. Never throws; on failure error is set (exit 2). progress: say on
 // stderr when the slow steps (extracting the tarball, compiling) begin.
 KernelBuild build_kernel_checker(const std::string& tree, const std::vector<std::string>& patches, bool progress = false);
+
+// Before handing over to a patched checker: a fresh directory for its line counters (GCOV_PREFIX
+// in the environment the checker inherits). False with a message naming the checker.
+bool prepare_kernel_line_counts(const std::string& checker, std::string* error);
+// In the checker: the extracted translation units it was built from (beside it).
+std::vector<std::string> kernel_generated_sources();
+// In the checker: how often each kernel line ran so far (its gcov counters, read with gcov). False
+// with why when this checker counts no lines.
+bool measure_kernel_lines(LineCounts* counts, std::string* why);

@@ -1,0 +1,131 @@
+// vmaverify kernel --patch says which hunks ran (verify/kernel_hunks.hpp): a hunk outside the
+// code the checker compiles, or compiled and never executed, turns `verified` into `incomplete`
+// (exit 3), each such hunk named. The patches on Debian's tree are made at test time from the
+// installed files: the project holds no kernel code.
+#include <fstream>
+#include <regex>
+#include <string>
+#include "tests/run_binary.hpp"
+#include "verify/kernel_hunks.hpp"
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool real_tree_installed() {
+  std::ifstream f("/usr/src/linux-source-6.12.tar.xz");
+  return f.good();
+}
+
+// Debian's rwsem.c and memory.c in a tree of their own, and a patch (diff -up) of one of them.
+struct RealTree {
+  std::string dir;
+  RealTree() {
+    dir = testing::TempDir() + "hunks_XXXXXX";
+    if (!mkdtemp(&dir[0])) return;
+    std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + dir +
+                 "' linux-source-6.12/kernel/locking/rwsem.c linux-source-6.12/mm/memory.c")
+                    .c_str());
+    dir += "/linux-source-6.12";
+  }
+  // A patch replacing the first match of `from` in `file` by `to`; empty when it is not there.
+  std::string patch(const std::string& file, const std::regex& from, const std::string& to, const std::string& name) {
+    const std::string text = read(dir + "/" + file);
+    std::smatch m;
+    if (!std::regex_search(text, m, from)) return "";
+    const std::string edited = m.prefix().str() + m.format(to) + m.suffix().str();
+    const std::string work = dir + "/../" + name;
+    std::system(("mkdir -p '" + work + "/a/" + file.substr(0, file.rfind('/')) + "' '" + work + "/b/" +
+                 file.substr(0, file.rfind('/')) + "'")
+                    .c_str());
+    std::ofstream(work + "/a/" + file) << text;
+    std::ofstream(work + "/b/" + file) << edited;
+    std::system(("cd '" + work + "' && diff -up a/" + file + " b/" + file + " > change.patch").c_str());
+    return work + "/change.patch";
+  }
+};
+
+}  // namespace
+
+TEST(KernelHunks, HunksAreParsedToTheLinesTheyChange) {
+  const std::string patch =
+      "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -10,6 +10,7 @@ static void free_pmd_range(struct mmu_gather *tlb,\n"
+      " \tunsigned long next;\n-\tif (start < floor)\n-\t\treturn;\n+\t/* no floor */\n \tstart &= PMD_MASK;\n"
+      "@@ -40,3 +41,4 @@\n \ta();\n+\tb();\n \tc();\n";
+  const std::vector<PatchHunk> h = parse_patch_hunks("p", patch);
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].file, "mm/memory.c");
+  EXPECT_EQ(h[0].context, "static void free_pmd_range(struct mmu_gather *tlb,");
+  EXPECT_EQ(h[0].changed, std::vector<int>({11}));
+  EXPECT_TRUE(h[0].code);  // the removed lines are code
+  EXPECT_EQ(h[1].changed, std::vector<int>({42}));
+  EXPECT_EQ(hunk_first_line(h[0]), 11);
+}
+
+TEST(KernelHunks, EachHunkIsPlacedAgainstWhatWasCompiledAndWhatRan) {
+  PatchHunk h;
+  h.file = "kernel/locking/rwsem.c";
+  h.changed = {20};
+  h.code = true;
+  KernelLines compiled = {{"kernel/locking/rwsem.c", {10, 11, 12, 20, 21}}};
+  LineCounts ran = {{"kernel/locking/rwsem.c", {{10, 5}, {20, 0}, {21, 0}}}};
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::not_executed);
+  ran["kernel/locking/rwsem.c"][20] = 3;
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::executed);
+  EXPECT_EQ(classify_hunk(h, compiled, nullptr), HunkCoverage::not_measured);
+  h.changed = {30};
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::not_compiled);
+  h.file = "mm/khugepaged.c";
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::not_read);
+  // A line of code with no counter (removed as dead code), even next to one that ran: not run.
+  // A comment: nothing to run.
+  h.file = "kernel/locking/rwsem.c";
+  h.changed = {11};
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::not_executed);
+  h.code = false;
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::no_code);
+  EXPECT_TRUE(hunk_leaves_incomplete(HunkCoverage::not_executed));
+  EXPECT_FALSE(hunk_leaves_incomplete(HunkCoverage::no_code));
+}
+
+TEST(KernelHunks, OnDebiansTreeOnlyAHunkThatRanGivesAVerdict) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  RealTree t;
+  // __downgrade_write: no scenario downgrades, and the checker does not compile it.
+  std::string p = t.patch("kernel/locking/rwsem.c", std::regex(R"((__downgrade_write[^]*?)if \(tmp & RWSEM_FLAG_WAITERS\))"),
+                          "$1if (tmp & RWSEM_FLAG_HANDOFF)", "downgrade");
+  ASSERT_FALSE(p.empty());
+  BinaryRun r = run_vmaverify("kernel --patch '" + p + "' rwsem_two_writers --quiet");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(kernel/locking/rwsem\.c:13\d\d.*__downgrade_write.*not compiled by the checker)")))
+      << r.out;
+
+  // The handoff spin-and-retry of rwsem_down_write_slowpath: compiled, dead without optimistic spinning.
+  p = t.patch("kernel/locking/rwsem.c", std::regex(R"(goto trylock_again;)"), "break;", "retry");
+  ASSERT_FALSE(p.empty());
+  r = run_vmaverify("kernel --patch '" + p + "' rwsem_two_writers rwsem_handoff --quiet");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(kernel/locking/rwsem\.c:11\d\d.*never executed by any scenario)")))
+      << r.out;
+
+  // free_pmd_range: the hand model's page tables stand in for it.
+  p = t.patch("mm/memory.c", std::regex(R"(\tif \(start < floor\)\n\t\treturn;\n)"), "", "floor");
+  ASSERT_FALSE(p.empty());
+  r = run_vmaverify("kernel --patch '" + p + "' teardown_vs_truncate --quiet");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(mm/memory\.c:\d+.*not compiled by the checker)"))) << r.out;
+
+  // __up_write, which every writer runs: the usual verdict, the hunk shown as executed.
+  p = t.patch("kernel/locking/rwsem.c", std::regex(R"(if \(unlikely\(tmp & RWSEM_FLAG_WAITERS\)\)\n\t\trwsem_wake)"),
+              "if (tmp & RWSEM_FLAG_WAITERS)\n\t\trwsem_wake", "upwrite");
+  ASSERT_FALSE(p.empty());
+  r = run_vmaverify("kernel --patch '" + p + "' rwsem_two_writers --json --quiet");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"coverage\":\"executed\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"scenario\":\"patched hunks\""), std::string::npos) << r.out;
+}
