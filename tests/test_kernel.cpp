@@ -350,6 +350,14 @@ TEST(Kernel, APatchThatDoesNotApplyNamesTheFileAndHunk) {
   BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet");
   expect_usage_error(r, "stale patch");
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(does not apply: hunk #1 of mm/vma\.c FAILED at line \d+)"))) << r.err;
+
+  // The tree has the change already: patch says so, and so does vmaverify.
+  const std::string changed = std::regex_replace(std::string(kBatchSource), kFullCheck, "-1");
+  std::string before = small_tree("before");
+  patch = make_patch(before, "mm/vma.c", changed);
+  r = run_vmaverify("kernel --tree '" + small_tree("applied", changed) + "' --patch '" + patch + "' --quiet");
+  expect_usage_error(r, "patch already applied");
+  EXPECT_NE(r.err.find("already applied to the tree"), std::string::npos) << r.err;
 }
 
 TEST(Kernel, CodeTheShimCannotCompileGoesToANamedLog) {
@@ -360,6 +368,29 @@ TEST(Kernel, CodeTheShimCannotCompileGoesToANamedLog) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(compiler output in (\S+compile\.log))"))) << r.err;
   EXPECT_NE(read(m[1]).find("helper_the_shim_lacks"), std::string::npos);
+  // The error itself, at its kernel line, and what the shim lacks.
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(mm/vma\.c:\d+(:\d+)?: .*helper_the_shim_lacks)"))) << r.err;
+  EXPECT_NE(r.err.find("the shim lacks helper_the_shim_lacks"), std::string::npos) << r.err;
+}
+
+// A patch is code the checker compiles and runs: the tree's text may not include a file, and the
+// names through which code reaches the system are poisoned after the shim's headers.
+TEST(Kernel, APatchThatReachesTheSystemIsRefused) {
+  const std::string init = "vb->count = 0;";
+  std::string t = small_tree("calls_system");
+  std::string patch = make_patch(
+      t, "mm/vma.c", std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"), "system(\"id\"); " + init));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet teardown_two_files");
+  expect_usage_error(r, "system() in a patch");
+  EXPECT_NE(r.err.find("poisoned \"system\""), std::string::npos) << r.err;
+
+  t = small_tree("includes_a_file");
+  patch = make_patch(t, "mm/vma.c",
+                     std::regex_replace(std::string(kBatchSource), std::regex("\tvb->count = 0;"), "#include \"/etc/passwd\"\n\tvb->count = 0;"));
+  r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet teardown_two_files");
+  expect_usage_error(r, "#include in a patch");
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(unlink_file_vma_batch_init in mm/vma\.c:\d+: '#include' inside the extracted code)")))
+      << r.err;
 }
 
 TEST(Kernel, RealTreeVerifiesAndBuggyPatchesAreCaughtAtKernelLines) {

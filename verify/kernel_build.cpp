@@ -1,5 +1,6 @@
 #include "verify/kernel_build.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,16 +14,18 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include "verify/build_id.hpp"
 #include "verify/kernel_toolchain.hpp"
+
+// This binary's build (verify/build_id.hpp), kept whole in its bytes and in the base library's.
+extern const char kBuildIdMarker[];
+__attribute__((used)) const char kBuildIdMarker[] = "vmaverify-build-id:" VMAVERIFY_BUILD_ID;
 
 namespace {
 
 // The files the extraction looks in (verify/kernel_extract.py: v6.12 and v6.11 layouts, rwsem.c).
 const char* const kTreeFiles[] = {"mm/vma.c",    "mm/vma.h",   "mm/mmap.c",
                                   "mm/internal.h", "mm/memory.c", "kernel/locking/rwsem.c"};
-// What the generated code includes besides the model: the shim.
-const char* const kShimFiles[] = {"model/kshim/kernel.h", "model/kshim/call_sites.h", "model/kshim/register.h",
-                                  "model/kshim/rwsem.h", "model/kshim/rwsem_register.h", "model/kernel_rwsem.hpp"};
 // The default tree's files in the cache; the name changes with the list above, so that an older
 // cache (without rwsem.c) is extracted again rather than used.
 const char* const kDefaultTreeDir = "linux-source-6.12-files2";
@@ -121,6 +124,18 @@ struct Hash {
 
 std::string cache_dir() { return KERNEL_CACHE_DIR; }
 
+
+// The build ids in a library's bytes ("vmaverify-build-id:" and 16 hex digits).
+std::set<std::string> build_ids_in(const std::string& bytes) {
+  std::set<std::string> ids;
+  const std::string prefix(kBuildIdMarker, sizeof kBuildIdMarker - 1 - 16);
+  for (size_t at = bytes.find(prefix); at != std::string::npos; at = bytes.find(prefix, at + 1)) {
+    const std::string id = bytes.substr(at + prefix.size(), 16);
+    if (id.size() == 16 && id.find_first_not_of("0123456789abcdef") == std::string::npos) ids.insert(id);
+  }
+  return ids;
+}
+
 // A directory of its own under the cache (removed by the caller).
 std::string scratch_dir(const std::string& what) {
   if (!mkdirs(cache_dir())) return "";
@@ -189,6 +204,13 @@ std::set<std::string> patched_files(const std::string& text) {
 std::string patch_failure(const std::string& out) {
   std::istringstream in(out);
   std::string file, line;
+  // --forward: patch found every change already made ("Reversed (or previously applied)").
+  if (out.find("Reversed (or previously applied) patch detected") != std::string::npos) {
+    static const std::regex patching_file(R"(patching file '?([^'\n]+)'?)");
+    std::smatch m;
+    return std::string("already applied to the tree (patch found it reversed or previously applied") +
+           (std::regex_search(out, m, patching_file) ? " in " + m[1].str() : std::string()) + ")";
+  }
   static const std::regex patching(R"(^patching file '?([^']+)'?$)"), hunk(R"(^Hunk #(\d+) FAILED at (\d+))");
   while (std::getline(in, line)) {
     std::smatch m;
@@ -202,6 +224,41 @@ std::string patch_failure(const std::string& out) {
         line.find("No file to patch") != std::string::npos)
       return line + (file.empty() ? "" : " (at " + file + ")");
   return first_line(out).empty() ? "patch failed" : first_line(out);
+}
+
+// The compiler's first errors, and the kernel APIs the shim lacks (names it says are undeclared).
+std::string compile_errors(const std::string& log) {
+  static const std::regex error_line(R"(([^\s:]+:\d+(?::\d+)?): error: ([^\n]*))");
+  // gcc quotes with ' or, in a UTF-8 locale, with U+2018 / U+2019.
+  static const std::regex undeclared("error: (?:'|\xe2\x80\x98)([A-Za-z_]\\w*)(?:'|\xe2\x80\x99) was not declared");
+  std::string first;
+  int shown = 0;
+  std::set<std::string> missing;
+  for (std::sregex_iterator i(log.begin(), log.end(), error_line), end; i != end; ++i) {
+    if (shown++ < 2) first += std::string(first.empty() ? "" : "; ") + (*i)[1].str() + ": " + (*i)[2].str();
+    std::smatch m;
+    const std::string whole = (*i)[0];
+    if (std::regex_search(whole, m, undeclared)) missing.insert(m[1]);
+  }
+  std::string lacks;
+  for (const std::string& n : missing) lacks += (lacks.empty() ? "" : ", ") + n;
+  if (first.empty()) first = "no error line in the compiler's output";
+  return first + (lacks.empty() ? "" : " (the shim lacks " + lacks + ": add it to model/kshim/)");
+}
+
+// The model's files (model/ and model/kshim/), sorted: what the shim may include.
+std::vector<std::string> model_files() {
+  std::vector<std::string> files;
+  for (const char* sub : {"model", "model/kshim"}) {
+    DIR* d = opendir((std::string(KERNEL_SNAPSHOT_DIR) + "/" + sub).c_str());
+    if (!d) continue;
+    for (dirent* e; (e = readdir(d));)
+      if (e->d_name[0] != '.' && is_file(std::string(KERNEL_SNAPSHOT_DIR) + "/" + sub + "/" + e->d_name))
+        files.push_back(std::string(sub) + "/" + e->d_name);
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -300,7 +357,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
   const std::string generated = scratch + "/kernel_source.cpp", generated_rwsem = scratch + "/kernel_rwsem.cpp",
                     extract_log = scratch + "/.extract.log";
   int st = run_logged(
-      {KERNEL_PYTHON, std::string(VMAVERIFY_SOURCE_DIR) + "/verify/kernel_extract.py", scratch, generated, generated_rwsem},
+      {KERNEL_PYTHON, std::string(KERNEL_SNAPSHOT_DIR) + "/verify/kernel_extract.py", scratch, generated, generated_rwsem},
       extract_log);
   if (st != 0) {
     std::string out;
@@ -323,18 +380,28 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     read_file(g, &text);
     h.add(g.substr(g.rfind('/')) + text);
   }
-  for (const char* f : kShimFiles) {
-    std::string shim;
-    read_file(std::string(VMAVERIFY_SOURCE_DIR) + "/" + f, &shim);
-    h.add(shim);
+  // Every model header the shim includes (the extracted code sees the model through it).
+  for (const std::string& f : model_files()) {
+    std::string text;
+    read_file(std::string(KERNEL_SNAPSHOT_DIR) + "/" + f, &text);
+    h.add(f + "\n" + text);
   }
-  struct stat base;
-  if (stat(KERNEL_BASE_LIBRARY, &base) != 0) {
+  // The base library, by content, and built from the same sources as this binary: a build
+  // directory rebuilt from other sources while this binary runs would make a foreign checker.
+  std::string base;
+  if (!read_file(KERNEL_BASE_LIBRARY, &base)) {
     b.error = std::string("the checker's base library ") + KERNEL_BASE_LIBRARY +
               " is not built (cmake --build build --target vmaverify_kernel_base)";
     return b;
   }
-  h.add(std::to_string(base.st_size) + ":" + std::to_string(base.st_mtime));
+  const std::set<std::string> ids = build_ids_in(base);
+  if (ids != std::set<std::string>{VMAVERIFY_BUILD_ID}) {
+    b.error = std::string("the checker's base library ") + KERNEL_BASE_LIBRARY + " was built from other sources (build " +
+              (ids.empty() ? "unknown" : *ids.begin()) + ") than this vmaverify (" + VMAVERIFY_BUILD_ID +
+              "): run the vmaverify of that build, or rebuild this one";
+    return b;
+  }
+  h.add(base);
   // A patched build counts which kernel lines run (gcov), to say which hunks the scenarios ran.
   const bool coverage = !patches.empty();
   h.add(std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS + (coverage ? " --coverage -u __gcov_dump" : ""));
@@ -362,7 +429,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     std::vector<std::string> cc = {KERNEL_CXX};
     for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
     if (coverage) cc.push_back("--coverage");
-    cc.insert(cc.end(), {"-I", VMAVERIFY_SOURCE_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
+    cc.insert(cc.end(), {"-I", KERNEL_SNAPSHOT_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
     st = run_logged(cc, log, work);
     if (st != 0) break;
     objects.push_back(base + ".o");
@@ -382,9 +449,11 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     const std::string kept = cache_dir() + "/failed-" + h.hex();
     remove_tree(kept);
     rename(work.c_str(), kept.c_str());
+    std::string log_text;
+    read_file(kept + "/compile.log", &log_text);
     b.error = name + (patches.empty() ? "" : " (patched)") +
-              ": the extracted code does not compile against the shim (model/kshim/); compiler output in " + kept +
-              "/compile.log";
+              ": the extracted code does not compile against the shim (model/kshim/): " + compile_errors(log_text) +
+              "; compiler output in " + kept + "/compile.log";
     b.checker.clear();
     return b;
   }
