@@ -21,7 +21,8 @@ std::string outcome_wire(const Outcome& o) {
   json j = {{"scenario", r.scenario}, {"mutant", r.mutant}, {"search", r.search}, {"variant", r.variant},
             {"result", r.result}, {"kind", r.kind}, {"message", r.message}, {"iterations", r.iterations},
             {"seconds", r.seconds}, {"history", r.history}, {"events", events}, {"failing_step", r.failing_step},
-            {"state", r.state}, {"stats", r.stats}, {"violated_spec", r.violated_spec},
+            {"state", r.state}, {"stats", r.stats}, {"violated_spec", r.violated_spec}, {"shard", r.shard},
+            {"shard_search", r.shard_search}, {"budget", r.budget}, {"fingerprint", r.fingerprint},
             {"as_expected", o.as_expected}, {"expected", o.expected}, {"group", o.group}, {"trace", o.trace}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -36,6 +37,8 @@ bool outcome_from_wire(const std::string& line, Outcome* out) {
     j.at("message").get_to(r.message), j.at("iterations").get_to(r.iterations), j.at("seconds").get_to(r.seconds);
     j.at("history").get_to(r.history), j.at("failing_step").get_to(r.failing_step), j.at("state").get_to(r.state);
     j.at("stats").get_to(r.stats), j.at("violated_spec").get_to(r.violated_spec);
+    j.at("shard").get_to(r.shard), j.at("shard_search").get_to(r.shard_search), j.at("budget").get_to(r.budget);
+    j.at("fingerprint").get_to(r.fingerprint);
     for (const json& e : j.at("events"))
       r.events.push_back({e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8]});
     j.at("as_expected").get_to(o.as_expected), j.at("expected").get_to(o.expected), j.at("group").get_to(o.group), j.at("trace").get_to(o.trace);

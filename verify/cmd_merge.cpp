@@ -3,11 +3,14 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <CLI/CLI.hpp>
 #include "verify/cli.hpp"
 #include "verify/json_out.hpp"
 #include "verify/result_output.hpp"
+#include "model/mutants.hpp"
+#include "verify/scenario.hpp"
 #include "verify/shards.hpp"
 
 namespace {
@@ -34,30 +37,57 @@ bool read_shard(const std::string& file, RunResult* r, std::string* err) {
   std::stringstream ss;
   ss << in.rdbuf();
   Json j;
+  // A key given twice in one object (nlohmann keeps the last): which one is the shard's word?
+  std::string twice;
+  std::vector<std::set<std::string>> keys;
+  const Json::parser_callback_t cb = [&](int depth, Json::parse_event_t e, Json& parsed) {
+    if (e == Json::parse_event_t::object_start) keys.emplace_back();
+    if (e == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (e == Json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+        twice.empty())
+      twice = parsed.get<std::string>();
+    return true;
+  };
   try {
-    j = Json::parse(ss.str());
+    j = Json::parse(ss.str(), cb);
   } catch (const Json::parse_error& e) {
     *err = file + ": not JSON (" + e.what() + ")";
+    return false;
+  }
+  if (!twice.empty()) {
+    *err = file + ": key \"" + twice + "\" given twice: not the output of run --json";
     return false;
   }
   if (!j.is_object()) {
     *err = file + ": not a JSON object (expected the output of run --shard I/N --json)";
     return false;
   }
-  for (const char* key : {"scenario", "mutant", "variant", "search", "result", "kind", "message", "shard"})
+  for (const char* key : {"scenario", "mutant", "variant", "search", "result", "kind", "message", "shard",
+                          "shard_search", "fingerprint"})
     if (!j.contains(key) || !j[key].is_string()) {
       *err = file + ": field \"" + key + "\" missing or not a string (expected the output of run --shard I/N --json)";
       return false;
     }
   if (!j.contains("iterations") || !j["iterations"].is_number_unsigned() || !j.contains("seconds") ||
-      !j["seconds"].is_number() || j["seconds"].get<double>() < 0) {
-    *err = file + ": fields \"iterations\" (an integer >= 0) and \"seconds\" (a number >= 0) are required";
+      !j["seconds"].is_number() || j["seconds"].get<double>() < 0 || !j.contains("budget") ||
+      !j["budget"].is_number_unsigned()) {
+    *err = file + ": fields \"iterations\" and \"budget\" (integers >= 0) and \"seconds\" (a number >= 0) are required";
     return false;
   }
   RunResult out;
   out.scenario = j["scenario"], out.mutant = j["mutant"], out.variant = j["variant"], out.search = j["search"];
   out.result = j["result"], out.kind = j["kind"], out.message = j["message"], out.shard = j["shard"];
   out.iterations = j["iterations"], out.seconds = j["seconds"];
+  out.shard_search = j["shard_search"], out.fingerprint = j["fingerprint"], out.budget = j["budget"];
+  // What a shard result names must exist here, and be a search that splits into shards.
+  if (!find_scenario(out.scenario) || (out.mutant != "none" && !find_mutant(out.mutant)) ||
+      (out.variant != "batched" && out.variant != "unbatched") ||
+      (out.shard_search != "full" && out.shard_search != "full+reduce")) {
+    *err = file + ": scenario " + shown(out.scenario) + ", mutant " + shown(out.mutant) + ", variant " +
+           shown(out.variant) + ", search " + shown(out.shard_search) +
+           ": not a sharded full search of this vmaverify (vmaverify list)";
+    return false;
+  }
   if (out.result != "verified" && out.result != "counterexample" && out.result != "incomplete" && out.result != "error") {
     *err = file + ": result " + shown(out.result) + " is not verified, counterexample, incomplete or error";
     return false;

@@ -37,6 +37,7 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   o.reduce = a.reduce;
   if (!search_given) SearchSpec::parse(s->search, &o.search, nullptr);
   if (!a.shard.empty() && !parse_shard(a.shard, &o.shard_index, &o.shard_count, &err)) return usage_error("run: --shard: " + err);
+  o.sharded = !a.shard.empty();
   if ((o.shard_count > 1 || a.jobs > 1 || a.reduce) && o.search.kind != SearchSpec::Kind::full)
     return usage_error("run: --shard, --jobs and --reduce need a full search, not " + o.search.str());
   if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
@@ -45,7 +46,11 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   std::string minimized;
   if (r.result == "counterexample" && a.minimize_budget > 0) {
     Minimized m = minimize_counterexample(*s, o, r, (uint64_t)a.minimize_budget);
+    const RunResult found = r;
     r = m.result;
+    // A shard stays the shard of the search that found it, not of the bounded one that minimised it.
+    r.shard = found.shard, r.shard_search = found.shard_search, r.budget = found.budget;
+    r.fingerprint = found.fingerprint;
     minimized = m.note;
   }
   // The verdict stands whatever happens to the trace: a failed write is said, not returned.

@@ -3,6 +3,7 @@
 #include "model/batch_states.hpp"
 #include "model/mm.hpp"
 #include "model/mutants.hpp"
+#include "verify/shards.hpp"
 #include "verify/trace.hpp"
 
 namespace exploration {
@@ -189,7 +190,12 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
   // Iterations begun; the budget stops the search at the start of one more.
   res.iterations = r == rl::test_result_until_condition_hit ? started - 1 : started;
   res.iterations -= std::min<uint64_t>(res.iterations, g_foreign_iterations);  // another shard's
-  if (o.shard_count > 1) res.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+  if (o.shard_count > 1 || o.sharded) {
+    res.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+    res.shard_search = o.search.str() + (o.reduce && !o.search.reduce ? "+reduce" : "");
+    res.budget = o.budget;
+    res.fingerprint = search_fingerprint(res);
+  }
   res.seconds = seconds;
   for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
   // Shown only when it happened: a race the reduction had to answer by exploring every thread.

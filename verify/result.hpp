@@ -26,6 +26,7 @@ struct RunOptions {
   bool unbatched = false;     // teardown threads run the pre-patch free_pgtables (the baseline)
   unsigned shard_index = 0, shard_count = 1;  // full search: explore shard shard_index of shard_count
   bool reduce = false;        // full search: prune with sleep sets (README, "The reduction")
+  bool sharded = false;       // one shard of a search (run --shard, or a --jobs process): say which
 };
 
 // One step of a counterexample, from Relacy's execution history, in the model's terms.
@@ -56,4 +57,9 @@ struct RunResult {
   std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
   std::string violated_spec;  // a spec file some explored batch state violates
   std::string shard;          // "I/N" when one shard of a full search was explored
+  // A shard's search, as merge checks it: the search it ran (full or full+reduce, even when its
+  // counterexample was then minimised under a bounded one), its budget, and a fingerprint of
+  // both with the build, the model, the scenario, mutant and variant, and the slicing.
+  std::string shard_search, fingerprint;
+  uint64_t budget = 0;
 };

@@ -28,7 +28,12 @@ Json result_json(const RunResult& r) {
             {"message", r.message},   {"iterations", r.iterations}, {"seconds", r.seconds}};
   for (const auto& kv : r.stats) o[kv.first] = kv.second;
   if (!r.violated_spec.empty()) o["spec"] = r.violated_spec;
-  if (!r.shard.empty()) o["shard"] = r.shard;
+  if (!r.shard.empty()) {
+    o["shard"] = r.shard;
+    o["shard_search"] = r.shard_search;
+    o["budget"] = r.budget;
+    o["fingerprint"] = r.fingerprint;
+  }
   return o;
 }
 

@@ -8,6 +8,25 @@
 #include <cstdio>
 #include <cstring>
 #include "verify/all.hpp"
+#include "verify/build_id.hpp"
+#include "verify/model_hash.hpp"
+
+// The slicing of shards (verify/explore.cpp, begin): a change to it changes which iterations a
+// shard owns, so shards of two slicings do not add up to one search.
+static const char* const kSlicing = "slices-v1";
+
+std::string search_fingerprint(const RunResult& r) {
+  unsigned long long h = 1469598103934665603ULL;  // FNV-1a over the fields, each ended by a 0xff
+  for (const std::string& s : {std::string(VMAVERIFY_BUILD_ID), std::string(VMAVERIFY_MODEL_HASH), r.scenario,
+                               r.mutant, r.variant, r.shard_search, std::to_string(r.budget),
+                               r.shard.substr(r.shard.find('/') + 1), std::string(kSlicing)}) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+  }
+  char b[40];
+  std::snprintf(b, sizeof b, "%s-%016llx", VMAVERIFY_BUILD_ID, h);
+  return b;
+}
 
 bool parse_shard(const std::string& text, unsigned* index, unsigned* count, std::string* err) {
   const size_t slash = text.find('/');
@@ -46,10 +65,17 @@ bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::s
       by_index.assign(n, nullptr);
     }
     const RunResult& f = parts.front();
-    if (count != n || p.scenario != f.scenario || p.mutant != f.mutant || p.variant != f.variant || p.search != f.search) {
+    if (p.fingerprint != search_fingerprint(p)) {
+      *err = "shard " + p.shard + " of " + p.scenario + ": its fingerprint is not that of its search (" + p.shard_search +
+             ", budget " + std::to_string(p.budget) + ") under this vmaverify: a result of another build, or edited";
+      return false;
+    }
+    // The search each shard ran (a counterexample's may since have been minimised under a bounded one).
+    if (count != n || p.fingerprint != f.fingerprint) {
       *err = "shard " + p.shard + " is of another search (" + p.scenario + ", mutant " + p.mutant + ", " + p.variant +
-             ", " + p.search + ") than shard " + f.shard + " (" + f.scenario + ", mutant " + f.mutant + ", " +
-             f.variant + ", " + f.search + ")";
+             ", " + p.shard_search + ", budget " + std::to_string(p.budget) + ") than shard " + f.shard + " (" +
+             f.scenario + ", mutant " + f.mutant + ", " + f.variant + ", " + f.shard_search + ", budget " +
+             std::to_string(f.budget) + ")";
       return false;
     }
     if (by_index[i]) {
@@ -81,6 +107,10 @@ bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::s
   m.iterations = 0;
   m.seconds = 0;
   for (const RunResult* p : by_index) {
+    if (m.iterations > UINT64_MAX - p->iterations) {
+      *err = "the shards' iterations add up to more than 2^64 - 1: not the figures of one search";
+      return false;
+    }
     m.iterations += p->iterations;
     m.seconds = std::max(m.seconds, p->seconds);
     for (const auto& kv : p->stats) m.stats[kv.first] = std::max(m.stats[kv.first], kv.second);
@@ -126,6 +156,7 @@ RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
       RunOptions mine = o;
       mine.shard_index = i;
       mine.shard_count = jobs;
+      mine.sharded = true;
       mine.progress = o.progress && i == 0;  // one progress line, not N interleaved
       Outcome out;
       out.r = run_scenario(s, mine, true);

@@ -12,8 +12,12 @@ constexpr unsigned kMaxShards = 4096;
 // "I/N" with 0 <= I < N <= kMaxShards; false with *err set otherwise.
 bool parse_shard(const std::string& text, unsigned* index, unsigned* count, std::string* err);
 
-// One verdict from every shard of one search (each index 0..N-1 exactly once, the same
-// scenario, mutant, variant and search): counterexample if any shard found one (the lowest
+// A shard's fingerprint: this build and model, the result's scenario, mutant, variant,
+// shard_search, budget, shard count and the slicing (RunResult::fingerprint).
+std::string search_fingerprint(const RunResult& r);
+
+// One verdict from every shard of one search (each index 0..N-1 exactly once, each carrying
+// the fingerprint of the same search under this build): counterexample if any shard found one (the lowest
 // shard's), else error if any shard erred, else incomplete if any shard did not finish, else
 // verified. Iterations add up, seconds is the longest shard's, each figure the largest shard's.
 // False with *err set when the parts are not the shards of one search.

@@ -28,6 +28,8 @@ RunResult shard_result(const std::string& result, unsigned i, unsigned n, uint64
   r.iterations = iterations;
   r.seconds = i;
   r.shard = std::to_string(i) + "/" + std::to_string(n);
+  r.shard_search = "full";
+  r.fingerprint = search_fingerprint(r);
   return r;
 }
 
@@ -82,8 +84,62 @@ TEST(Shards, MergeRules) {
   EXPECT_NE(err.find("twice"), std::string::npos) << err;
   RunResult other = shard_result("verified", 1, 2, 5);
   other.mutant = "up_write_relaxed";
-  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), other}, &m, &err));
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), other}, &m, &err));  // a fingerprint not its own
+  other.fingerprint = search_fingerprint(other);
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), other}, &m, &err));  // of another search
+  EXPECT_NE(err.find("another search"), std::string::npos) << err;
+  RunResult reduced = shard_result("verified", 1, 2, 5);
+  reduced.shard_search = "full+reduce";
+  reduced.fingerprint = search_fingerprint(reduced);
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), reduced}, &m, &err));  // plain with reduced
+  RunResult budgeted = shard_result("verified", 1, 2, 5);
+  budgeted.budget = 1000;
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, 5), budgeted}, &m, &err));  // budget not fingerprinted
+  EXPECT_NE(err.find("fingerprint"), std::string::npos) << err;
+  // A minimised counterexample keeps its shard's search: the merge is the counterexample it is.
+  RunResult minimised = shard_result("counterexample", 1, 2, 5);
+  minimised.search = "bound:2";
+  ASSERT_TRUE(merge_shards({shard_result("verified", 0, 2, 5), minimised}, &m, &err)) << err;
+  EXPECT_EQ(m.result, "counterexample");
+  EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, UINT64_MAX), shard_result("verified", 1, 2, 1)}, &m, &err));
+  EXPECT_NE(err.find("2^64"), std::string::npos) << err;
   EXPECT_FALSE(merge_shards({}, &m, &err));
+}
+
+// merge refuses what is not the output of run --shard of this vmaverify.
+TEST(Shards, MergeRefusesForgedAndForeignResults) {
+  const std::string dir = testing::TempDir();
+  BinaryRun part = run_vmaverify("run rwsem_two_writers --shard 0/1 --json --quiet > '" + dir + "whole.json'");
+  ASSERT_EQ(part.status, 0) << part.err;
+  BinaryRun merged = run_vmaverify("merge '" + dir + "whole.json'");
+  EXPECT_EQ(merged.status, 0) << merged.err;  // run's own output, one shard of one
+  std::ifstream in(dir + "whole.json");
+  std::string line;
+  std::getline(in, line);
+  auto forged = [&](const std::string& from, const std::string& to, const std::string& name) {
+    std::string f = line;
+    const size_t at = f.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) f.replace(at, from.size(), to);
+    std::ofstream(dir + name) << f << "\n";
+    return run_vmaverify("merge '" + dir + name + "'");
+  };
+  expect_usage_error(forged("\"scenario\":\"rwsem_two_writers\"", "\"scenario\":\"no_such_scenario\"", "a.json"),
+                     "an unknown scenario");
+  expect_usage_error(forged("\"shard_search\":\"full\"", "\"shard_search\":\"bound:7\"", "b.json"), "a bounded shard");
+  expect_usage_error(forged("\"result\":\"verified\"", "\"result\":\"verified\",\"result\":\"verified\"", "c.json"),
+                     "a key twice");
+  expect_usage_error(forged("\"budget\":0", "\"budget\":5", "d.json"), "a budget not fingerprinted");
+  // Genuine shards whose counterexample was minimised merge as the counterexample (exit 1).
+  std::string files;
+  for (int i = 0; i < 3; i++) {
+    const std::string f = dir + "cx" + std::to_string(i) + ".json";
+    run_vmaverify("run rwsem_reader_writer --mutant mark_wake_relaxed_grant --reduce --shard " + std::to_string(i) +
+                  "/3 --json --quiet > '" + f + "'");
+    files += " '" + f + "'";
+  }
+  merged = run_vmaverify("merge" + files);
+  EXPECT_EQ(merged.status, 1) << merged.out << merged.err;
 }
 
 // The command line: --jobs merges in-process, --shard writes what merge reads back.
