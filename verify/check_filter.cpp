@@ -36,5 +36,9 @@ std::string CheckFilter::unmatched(const std::vector<std::string>& ids) const {
         return std::string(list == &only ? "--only " : "--skip ") + "pattern \"" + p +
                "\" matches no check (checks are named GROUP/SCENARIO[/MUTANT])";
     }
+  // A selection of nothing would end "0 checked" with exit 0: a verdict on nothing.
+  bool any = false;
+  for (const std::string& id : ids) any = any || selects(id);
+  if (!any && !ids.empty()) return "--only and --skip together select no check: nothing would be verified";
   return "";
 }

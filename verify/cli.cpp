@@ -1,5 +1,7 @@
 #include "verify/cli.hpp"
 
+#include "verify/safe_write.hpp"
+
 #include <cstdio>
 #include <exception>
 #include <CLI/CLI.hpp>
@@ -53,7 +55,13 @@ static int parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   return usage_error("unknown command " + shown(first) + "; commands: " + command_names());
 }
 
-int run_command_line(int argc, const char* const* argv) { return command_line(argc, argv, true); }
+// A command's output lost on the way (a full disk behind stdout) is no result: exit 2, said.
+int run_command_line(int argc, const char* const* argv) {
+  const int status = command_line(argc, argv, true);
+  std::string err;
+  if (!stdout_intact(&err)) return usage_error(err);
+  return status;
+}
 
 int command_line(int argc, const char* const* argv, bool run) {
   CLI::App app("Model-checked verification of batched unlink_file_vma and i_mmap_rwsem.", "vmaverify");

@@ -10,6 +10,7 @@
 #include <memory>
 #include <CLI/CLI.hpp>
 #include "proofs/prover.hpp"
+#include "proofs/spec_file.hpp"
 #include "verify/all.hpp"
 #include "verify/check_filter.hpp"
 #include "verify/coverage_measure.hpp"
@@ -17,6 +18,7 @@
 #include "verify/html_report.hpp"
 #include "verify/json_out.hpp"
 #include "verify/junit.hpp"
+#include "verify/safe_write.hpp"
 #include "verify/result_output.hpp"
 #include "verify/trace.hpp"
 
@@ -41,17 +43,9 @@ static std::string unusable_dir(const std::string& dir) {
   if (access(dir.c_str(), W_OK | X_OK) != 0) return "--traces " + dir + ": not writable";
   return "";
 }
-static std::string unwritable_file(const char* option, const std::string& file, bool append) {
-  struct stat st;
-  if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return std::string(option) + " " + file + ": is a directory";
-  bool existed = stat(file.c_str(), &st) == 0;
-  std::ofstream f(file, append ? std::ios::app : std::ios::out);
-  if (!f) return std::string(option) + " " + file + ": cannot write: " + std::strerror(errno);
-  if (!existed) {
-    f.close();
-    std::remove(file.c_str());
-  }
-  return "";
+static std::string unwritable_file(const char* option, const std::string& file, bool) {
+  const std::string why = unwritable_path(file);
+  return why.empty() ? "" : std::string(option) + " " + why;
 }
 
 static int all(const AllArgs& a) {
@@ -59,6 +53,16 @@ static int all(const AllArgs& a) {
   const std::string& trace_dir = a.traces;
   if (!a.specs.empty()) set_specs_dir(a.specs);
   if (default_spec_files().empty()) return usage_error("all: no spec files found in " + specs_dir());
+  // Every spec parses, before a minute of checking: a malformed one is bad input (exit 2), as
+  // for prove, whether or not a selected check reads it.
+  for (const std::string& f : default_spec_files()) {
+    Spec spec;
+    std::string why;
+    z3::context c;
+    z3::expr e(c);
+    if (!load_spec(f, &spec, &why) || !parse_spec(c, spec, Vocabulary(c, spec.is_trace()), &e, &why))
+      return usage_error("all: " + why);
+  }
   std::string err = unusable_dir(trace_dir);
   if (err.empty() && !a.junit.empty()) err = unwritable_file("--junit", a.junit, false);
   if (err.empty() && !a.summary.empty()) err = unwritable_file("--summary", a.summary, true);

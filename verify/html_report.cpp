@@ -1,5 +1,7 @@
 #include "verify/html_report.hpp"
 
+#include "verify/safe_write.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -151,15 +153,9 @@ class SourcePages {
       for (int n = 1; std::getline(in, line); n++)
         page << "<span id=\"L" << n << "\"><a href=\"#L" << n << "\">" << n << "</a>" << html_escape(line) << "</span>\n";
       page << "</pre></body></html>\n";
-      fs::path out = fs::path(dir_) / "src" / (file + ".html");
-      std::error_code ec;
-      fs::create_directories(out.parent_path(), ec);
-      std::ofstream f(out);
-      f << page.str();
-      if (!f.flush()) {
-        *err = out.string() + ": cannot write: " + std::strerror(errno);
-        return false;
-      }
+      const fs::path rel = fs::path("src") / (file + ".html");
+      if (!make_real_directory(dir_, rel.parent_path().string(), err)) return false;
+      if (!write_file_safely((fs::path(dir_) / rel).string(), page.str(), err)) return false;
     }
     return true;
   }
@@ -299,12 +295,5 @@ bool write_html_report(const std::string& dir, const std::string& title, const s
   h << body.str();
   h << "<script>" << kFilterScript << "</script>\n</body></html>\n";
   if (!src.write_all(err)) return false;
-  const std::string index = dir + "/index.html";
-  std::ofstream f(index);
-  f << h.str();
-  if (!f.flush()) {
-    *err = index + ": cannot write: " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return write_file_safely(dir + "/index.html", h.str(), err);
 }

@@ -1,5 +1,7 @@
 #include "verify/junit.hpp"
 
+#include "verify/safe_write.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include "verify/result_output.hpp"
@@ -79,13 +81,7 @@ std::string junit_xml(const std::vector<Outcome>& outcomes) {
 }
 
 bool write_junit(const std::string& file, const std::vector<Outcome>& outcomes, std::string* err) {
-  std::ofstream f(file);
-  if (!f) {
-    *err = "cannot write JUnit file '" + file + "'";
-    return false;
-  }
-  f << junit_xml(outcomes);
-  return bool(f);
+  return write_file_safely(file, junit_xml(outcomes), err);
 }
 
 std::string markdown_summary(const std::vector<Outcome>& outcomes) {
@@ -111,11 +107,5 @@ std::string markdown_summary(const std::vector<Outcome>& outcomes) {
 }
 
 bool write_markdown_summary(const std::string& file, const std::vector<Outcome>& outcomes, std::string* err) {
-  std::ofstream f(file, std::ios::app);
-  if (!f) {
-    *err = "cannot write summary file '" + file + "'";
-    return false;
-  }
-  f << markdown_summary(outcomes);
-  return bool(f);
+  return write_file_safely(file, markdown_summary(outcomes), err, true);
 }

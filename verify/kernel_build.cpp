@@ -261,6 +261,38 @@ std::vector<std::string> model_files() {
   return files;
 }
 
+// Failed builds are kept for reading their logs, the newest few only (they would pile up).
+void prune_failed_builds(const std::string& keep) {
+  std::vector<std::pair<time_t, std::string>> failed;
+  DIR* d = opendir(cache_dir().c_str());
+  if (!d) return;
+  for (dirent* e; (e = readdir(d));) {
+    const std::string path = cache_dir() + "/" + e->d_name;
+    struct stat st;
+    if (std::strncmp(e->d_name, "failed-", 7) == 0 && path != keep && lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      failed.push_back({st.st_mtime, path});
+  }
+  closedir(d);
+  std::sort(failed.rbegin(), failed.rend());
+  for (size_t i = 4; i < failed.size(); i++) remove_tree(failed[i].second);  // with `keep`, five
+}
+
+// A hunk that applied at an offset or with fuzz is applied, but not as written: said on stderr.
+void warn_inexact_hunks(const std::string& patch, const std::string& log) {
+  std::string out;
+  read_file(log, &out);
+  std::istringstream in(out);
+  std::string file;
+  static const std::regex patching(R"(^patching file '?([^']+)'?$)"), inexact(R"(^Hunk #(\d+) succeeded at (\d+)(.*)$)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, patching)) file = m[1];
+    else if (std::regex_search(line, m, inexact))
+      std::fprintf(stderr, "vmaverify: kernel: --patch %s: hunk #%s of %s applied at line %s%s, not where the patch says\n",
+                   patch.c_str(), m[1].str().c_str(), file.c_str(), m[2].str().c_str(), m[3].str().c_str());
+  }
+}
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> v;
   std::istringstream in(s);
@@ -335,8 +367,19 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     b.error = name + ": none of mm/vma.c, mm/mmap.c, mm/memory.c, kernel/locking/rwsem.c is in this tree";
     return b;
   }
+  // Logs and generated code go to a directory of their own, made fresh: nothing the patches
+  // create in the scratch tree (a symbolic link named like an output) can redirect a write.
+  const std::string gen = scratch_dir("generated");
+  if (gen.empty()) {
+    b.error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
+    return b;
+  }
+  struct GenCleanup {
+    std::string dir;
+    ~GenCleanup() { remove_tree(dir); }
+  } gen_cleanup{gen};
   for (const std::string& p : patches) {
-    const std::string log = scratch + "/.patch.log";
+    const std::string log = gen + "/.patch.log";
     std::remove(log.c_str());
     char* abs = realpath(p.c_str(), nullptr);
     std::string path = abs ? abs : p;
@@ -351,11 +394,12 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
                                                                          : patch_failure(out));
       return b;
     }
+    warn_inexact_hunks(p, log);
   }
 
   // Extraction (libclang): a tree that does not serve is one line naming the function and file.
-  const std::string generated = scratch + "/kernel_source.cpp", generated_rwsem = scratch + "/kernel_rwsem.cpp",
-                    extract_log = scratch + "/.extract.log";
+  const std::string generated = gen + "/kernel_source.cpp", generated_rwsem = gen + "/kernel_rwsem.cpp",
+                    extract_log = gen + "/.extract.log";
   int st = run_logged(
       {KERNEL_PYTHON, std::string(KERNEL_SNAPSHOT_DIR) + "/verify/kernel_extract.py", scratch, generated, generated_rwsem},
       extract_log);
@@ -449,6 +493,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
     const std::string kept = cache_dir() + "/failed-" + h.hex();
     remove_tree(kept);
     rename(work.c_str(), kept.c_str());
+    prune_failed_builds(kept);
     std::string log_text;
     read_file(kept + "/compile.log", &log_text);
     b.error = name + (patches.empty() ? "" : " (patched)") +

@@ -1,6 +1,7 @@
 #include "verify/shards.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
@@ -137,8 +138,27 @@ RunResult shard_error(const Scenario& s, const RunOptions& o, unsigned i, unsign
   r.result = "error";
   r.kind = "crash";
   r.shard = std::to_string(i) + "/" + std::to_string(n);
+  r.shard_search = o.search.str() + (o.reduce && !o.search.reduce ? "+reduce" : "");
+  r.budget = o.budget;
+  r.fingerprint = search_fingerprint(r);
   r.message = why;
   return r;
+}
+
+}  // namespace
+
+namespace {
+
+// The shards' processes, for the signal handler: a SIGINT or SIGTERM to `run --jobs` ends them
+// too (they are not left exploring, orphaned), then the parent, by the same signal.
+volatile sig_atomic_t g_child_count = 0;
+pid_t g_children[kMaxShards];
+
+void end_shards(int sig) {
+  for (sig_atomic_t i = 0; i < g_child_count; i++)
+    if (g_children[i] > 0) kill(g_children[i], SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 }  // namespace
@@ -146,11 +166,25 @@ RunResult shard_error(const Scenario& s, const RunOptions& o, unsigned i, unsign
 RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
   std::vector<Child> children(jobs);
   std::fflush(nullptr);  // nothing buffered is written twice
+  g_child_count = 0;
+  struct sigaction forward = {}, old_int, old_term, old_hup;
+  forward.sa_handler = end_shards;
+  sigaction(SIGINT, &forward, &old_int);
+  sigaction(SIGTERM, &forward, &old_term);
+  sigaction(SIGHUP, &forward, &old_hup);
+  int start_error = 0;  // why a shard's process could not start
   for (unsigned i = 0; i < jobs; i++) {
     int fds[2];
-    if (pipe(fds) != 0) break;
+    if (pipe(fds) != 0) {
+      start_error = errno;
+      break;
+    }
     const pid_t pid = fork();
+    if (pid < 0) start_error = errno;
     if (pid == 0) {
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      signal(SIGHUP, SIG_DFL);
       close(fds[0]);
       for (unsigned j = 0; j < i; j++) close(children[j].fd);
       RunOptions mine = o;
@@ -175,6 +209,8 @@ RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
     }
     children[i].pid = pid;
     children[i].fd = fds[0];
+    g_children[i] = pid;
+    g_child_count = (sig_atomic_t)(i + 1);
   }
   // Read every pipe as it fills: a large counterexample must not block its child.
   for (;;) {
@@ -199,7 +235,9 @@ RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
   for (unsigned i = 0; i < jobs; i++) {
     Child& c = children[i];
     if (c.pid < 0) {
-      parts.push_back(shard_error(s, o, i, jobs, std::string("cannot start its process: ") + std::strerror(errno)));
+      parts.push_back(shard_error(s, o, i, jobs,
+                                  std::string("cannot start its process: ") + std::strerror(start_error ? start_error : EAGAIN) +
+                                      " (fewer --jobs, or raise the process or file limit)"));
       continue;
     }
     int status = 0;
@@ -214,8 +252,15 @@ RunResult run_jobs(const Scenario& s, const RunOptions& o, unsigned jobs) {
                                                       : "shard's process ended before reporting"));
     }
   }
+  g_child_count = 0;
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
   RunResult merged;
   std::string err;
-  merge_shards(parts, &merged, &err);  // the parts are the shards 0..jobs-1 of this search
+  if (!merge_shards(parts, &merged, &err)) {  // the parts are the shards 0..jobs-1 of this search
+    merged = shard_error(s, o, 0, jobs, "the shards' results do not merge: " + err);
+    merged.shard.clear();
+  }
   return merged;
 }
