@@ -2,7 +2,9 @@
 // tree here is written by the test in the project's own words (the batch as DESIGN.md
 // describes it), not kernel code; the real tree is Debian's linux-source-6.12 when installed.
 // The buggy patches are made at test time, by editing a copy and diffing it.
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -371,6 +373,33 @@ TEST(Kernel, CodeTheShimCannotCompileGoesToANamedLog) {
   // The error itself, at its kernel line, and what the shim lacks.
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(mm/vma\.c:\d+(:\d+)?: .*helper_the_shim_lacks)"))) << r.err;
   EXPECT_NE(r.err.find("the shim lacks helper_the_shim_lacks"), std::string::npos) << r.err;
+}
+
+// SIGINT while the checker compiles: the compiler is stopped, the scratch trees are removed,
+// and vmaverify ends by the signal.
+TEST(Kernel, AnInterruptedBuildLeavesNoScratchBehind) {
+  const std::string cache = std::string(VMAVERIFY_ARTIFACTS) + "/../kernel-cache";
+  auto scratch = [&] {
+    FILE* p = popen(("ls -d '" + cache + "'/tree.* '" + cache + "'/build.* '" + cache + "'/generated.* 2>/dev/null | wc -l").c_str(), "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1) n = -1;
+    if (p) pclose(p);
+    return n;
+  };
+  const int before = scratch();
+  // A tree of its own (a new cache key): the checker is compiled, which takes seconds.
+  std::string t = small_tree("interrupted", std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"),
+                                                                "vb->count = 0; /* interrupted */"));
+  FILE* p = popen(("exec " + std::string(VMAVERIFY_BIN) + " kernel --tree '" + t + "' teardown_two_files > /dev/null 2>&1 & echo $!").c_str(), "r");
+  long pid = 0;
+  ASSERT_EQ(fscanf(p, "%ld", &pid), 1);
+  pclose(p);
+  usleep(700000);  // extracting or compiling
+  EXPECT_GE(scratch(), before + 1) << "the build has a scratch tree while it runs";
+  kill((pid_t)pid, SIGINT);
+  for (int i = 0; i < 50 && kill((pid_t)pid, 0) == 0; i++) usleep(100000);
+  EXPECT_NE(kill((pid_t)pid, 0), 0) << "still running after SIGINT";
+  EXPECT_EQ(scratch(), before) << "scratch directories left in " << cache;
 }
 
 // A patch is code the checker compiles and runs: the tree's text may not include a file, and the

@@ -3,6 +3,7 @@
 // (verify/kernel_build.hpp), patched if asked. vmaverify builds the
 // checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
 // runs this same command, explores.
+#include <signal.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -252,6 +253,12 @@ int build_and_hand_over(const KernelArgs& a) {
     std::fclose(f);
   }
   KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet);
+  if (b.interrupted) {  // ended by the signal, as without the build's clean-up
+    std::fprintf(stderr, "vmaverify: kernel: %s\n", b.error.c_str());
+    std::fflush(nullptr);
+    signal(b.interrupted, SIG_DFL);
+    raise(b.interrupted);
+  }
   if (!b.error.empty()) return usage_error("kernel: " + b.error);
   std::string err;
   if (!a.patches.empty() && !prepare_kernel_line_counts(b.checker, &err)) return usage_error("kernel: " + err);

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,16 @@ void remove_tree(const std::string& dir) {
   if (pid > 0) waitpid(pid, &st, 0);
 }
 
+// A SIGINT, SIGTERM or SIGHUP while the checker is built: the step running is stopped, and the
+// build returns with its scratch directories removed (build_kernel_checker), then the signal
+// ends vmaverify as it would have.
+volatile sig_atomic_t g_interrupted = 0;
+volatile pid_t g_step = 0;
+void interrupt_build(int sig) {
+  g_interrupted = sig;
+  if (g_step > 0) kill(g_step, SIGTERM);
+}
+
 // Run argv with stdout and stderr to log (appended); the exit status, or -1 if it did not run.
 int run_logged(const std::vector<std::string>& argv, const std::string& log, const std::string& cwd = "") {
   std::vector<char*> args;
@@ -95,8 +106,16 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log, con
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
+  g_step = pid;
+  if (g_interrupted) kill(pid, SIGTERM);
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      g_step = 0;
+      return -1;
+    }
+  g_step = 0;
+  if (g_interrupted) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
@@ -307,7 +326,28 @@ bool default_kernel_tree_available() {
   return is_file(default_kernel_tarball()) || is_file(cache_dir() + "/" + kDefaultTreeDir + "/.extracted");
 }
 
+static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress);
+
 KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
+  struct sigaction stop = {}, old_int, old_term, old_hup;
+  stop.sa_handler = interrupt_build;
+  g_interrupted = 0;
+  sigaction(SIGINT, &stop, &old_int);
+  sigaction(SIGTERM, &stop, &old_term);
+  sigaction(SIGHUP, &stop, &old_hup);
+  KernelBuild b = build_checker_steps(tree_arg, patches, progress);  // its scratch directories gone
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  if (g_interrupted) {
+    b.interrupted = g_interrupted;
+    b.error = "interrupted (signal " + std::to_string(g_interrupted) + ") while building the checker";
+    b.checker.clear();
+  }
+  return b;
+}
+
+static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
   KernelBuild b;
   std::string tree = tree_arg;
   if (tree.empty()) {
@@ -491,6 +531,10 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
   if (st != 0) {
     // Kept for reading: the log and the code it is about, outside the cache's keyed entries.
     const std::string kept = cache_dir() + "/failed-" + h.hex();
+    if (g_interrupted) {  // no failure to keep: the build was stopped
+      remove_tree(work);
+      return b;
+    }
     remove_tree(kept);
     rename(work.c_str(), kept.c_str());
     prune_failed_builds(kept);

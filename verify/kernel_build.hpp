@@ -15,6 +15,7 @@ struct KernelBuild {
   std::string checker;  // the checker binary, on success
   std::string error;    // one line naming the input (tree, file, function, patch), on failure
   bool cached = false;  // the checker was already built for exactly this input
+  int interrupted = 0;  // the signal that stopped the build (its scratch directories removed)
 };
 
 // The default tree: Debian's linux-source-6.12 tarball, extracted (the few files needed) once.

@@ -18,10 +18,11 @@ std::string parent_of(const std::string& path) {
 
 std::string unwritable_path(const std::string& path) {
   struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return path + ": is a directory";
   if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    return path + ": exists and is not a regular file (a link, a directory or a device): not replaced";
+    return path + ": exists and is not a regular file (a link or a device): not replaced";
   const std::string dir = parent_of(path);
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return path + ": no such directory " + dir;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return path + ": cannot write: no such directory " + dir;
   if (access(dir.c_str(), W_OK | X_OK) != 0) return path + ": cannot write in " + dir + ": " + std::strerror(errno);
   return "";
 }

@@ -54,6 +54,9 @@ BUGS = {
                                    "a blocked lock attempt reads nothing"),
     "rmw_is_a_read": (T, "add<rl::atomic_rmw_event<T, T>, Access::write>(t);",
                       "add<rl::atomic_rmw_event<T, T>, Access::read>(t);", "an exchange is read as a load"),
+    # Believed equivalent under Relacy: two accesses to an rl::var that no synchronisation
+    # orders are a data race in either order, and ordered ones are ordered by what the
+    # reduction does read (atomics, mutexes, events).
     "var_write_is_a_read": (T, "if constexpr (A == Access::var) wrote = !e.load_;",
                             "if constexpr (A == Access::var) wrote = false;",
                             "a plain variable's store is read as a load"),
@@ -64,6 +67,7 @@ BUGS = {
     "seq_cst_fences_commute": (T, "mo_ == rl::mo_seq_cst) f.add(kSeqCstOrder, true);",
                                "mo_ == rl::mo_seq_cst) f.add(kSeqCstOrder, false);",
                                "seq_cst fences never race with each other"),
+    # Believed equivalent: the scheduler makes a yielding step global on its own (schedule_impl).
     "yield_is_local": (T, "t.add(&rl::event_output<rl::yield_event>, &everything);",
                        "t.add(&rl::event_output<rl::yield_event>, &nothing);", "a yield conflicts with nothing"),
     "event_set_is_a_read": (T, "state_event, Access::write>;", "state_event, Access::read>;",
