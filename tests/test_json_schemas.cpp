@@ -1,4 +1,4 @@
-// The JSON every command prints, against the schemas the README documents ("Using it",
+// The JSON every command prints, against the schemas verify/README.md documents ("Using it";
 // "Counterexample traces" is checked in test_traces.cpp): field names and JSON types.
 #include <gtest/gtest.h>
 #include <fstream>

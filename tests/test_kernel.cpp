@@ -375,6 +375,43 @@ TEST(Kernel, CodeTheShimCannotCompileGoesToANamedLog) {
   EXPECT_NE(r.err.find("the shim lacks helper_the_shim_lacks"), std::string::npos) << r.err;
 }
 
+// A patch may create files in the scratch tree, a symbolic link named like the extraction's
+// output included: nothing is written through it (the output has a directory of its own).
+TEST(Kernel, APatchCannotRedirectTheGeneratedCode) {
+  const std::string t = small_tree("redirect"), victim = temp_dir("victim") + "/victim.cpp";
+  write(victim, "keep me\n");
+  std::string patch = temp_dir("redirect_patch") + "/link.patch";
+  write(patch, "diff --git a/kernel_source.cpp b/kernel_source.cpp\nnew file mode 120000\n--- /dev/null\n"
+               "+++ b/kernel_source.cpp\n@@ -0,0 +1 @@\n+" + victim + "\n\\ No newline at end of file\n");
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet teardown_two_files");
+  EXPECT_EQ(read(victim), "keep me\n") << r.out << r.err;
+  EXPECT_NE(r.status, 0) << "a patch that changes no code the checker compiles gives no verdict";
+}
+
+// A hunk that applies, but not where the patch says, is said on stderr.
+TEST(Kernel, AHunkAppliedAtAnOffsetIsSaid) {
+  std::string t = small_tree("offset");
+  std::string patch = make_patch(t, "mm/vma.c", std::regex_replace(std::string(kBatchSource), kFullCheck, "-1"));
+  write(t + "/mm/vma.c", "/* one line more */\n" + std::string(kBatchSource));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet teardown_batch_overflow");
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(hunk #1 of mm/vma\.c applied at line \d+ \(offset 1 line\), not where the patch says)")))
+      << r.err;
+}
+
+// Failed builds keep their logs, the newest five only.
+TEST(Kernel, FailedBuildsDoNotPileUp) {
+  const std::string cache = std::string(VMAVERIFY_ARTIFACTS) + "/../kernel-cache";
+  for (int i = 0; i < 7; i++) std::system(("mkdir -p '" + cache + "/failed-old" + std::to_string(i) + "'").c_str());
+  std::string t = small_tree("uncompilable_again",
+                             std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"), "vb->count = helper_lacking();"));
+  expect_usage_error(run_vmaverify("kernel --tree '" + t + "' --quiet teardown_two_files"), "compile error");
+  FILE* p = popen(("ls -d '" + cache + "'/failed-* | wc -l").c_str(), "r");
+  int n = -1;
+  ASSERT_EQ(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  EXPECT_EQ(n, 5);
+}
+
 // SIGINT while the checker compiles: the compiler is stopped, the scratch trees are removed,
 // and vmaverify ends by the signal.
 TEST(Kernel, AnInterruptedBuildLeavesNoScratchBehind) {

@@ -70,6 +70,21 @@ TEST(Outputs, NothingRunsOnASelectionOfNothingOrAMalformedSpec) {
   EXPECT_NE(r.err.find("zz_broken.smt2"), std::string::npos) << r.err;
 }
 
+// A shard's process that cannot start says why (not "Success").
+TEST(Outputs, AShardThatCannotStartSaysWhy) {
+  const std::string cmd = "bash -c 'ulimit -n 16; exec " + std::string(VMAVERIFY_BIN) +
+                          " run rwsem_two_writers --jobs 40 --quiet' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int st = pclose(p);
+  EXPECT_NE(WEXITSTATUS(st), 0) << out;
+  EXPECT_EQ(out.find("Success"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot start its process: Too many open files"), std::string::npos) << out;
+}
+
 TEST(Outputs, StoppingRunJobsStopsItsShards) {
   const std::string marker = testing::TempDir() + "jobs_marker";
   // The shards are forks of the parent: the same command line, which names this marker trace.

@@ -1,12 +1,19 @@
-// The README's usage block ("Using it") against what `vmaverify --help` and `vmaverify CMD
-// --help` print: the same commands, positionals, options and option value names.
+// The documentation against the tool. The usage block of verify/README.md ("Using it") against
+// what `vmaverify --help` and `vmaverify CMD --help` print: the same commands, positionals,
+// options and option value names. README.md's "The two commands" against .ci/run. Every scenario
+// and mutant of `vmaverify list` documented; README.md short, its relative links resolving; no
+// Markdown file pointing outside the repository (../shared).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 #include "tests/run_binary.hpp"
 
 namespace {
@@ -14,11 +21,18 @@ namespace {
 // command -> its usage forms: "SCENARIO", "[SPEC_FILE...]", "--mutant NAME", "--json", ...
 using Usage = std::map<std::string, std::set<std::string>>;
 
-std::string readme_block() {
-  std::ifstream in(VMAVERIFY_README);
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
+  return ss.str();
+}
+
+// The command reference, where the usage block lives.
+const std::string kCommandReference = std::string(VMAVERIFY_SOURCE) + "/verify/README.md";
+
+std::string readme_block() {
+  const std::string text = read_file(kCommandReference);
   size_t section = text.find("\n## Using it\n");
   size_t open = text.find("```\n", section);
   size_t close = text.find("```", open + 4);
@@ -81,6 +95,7 @@ std::set<std::string> help_commands() {
 }  // namespace
 
 TEST(ReadmeUsage, SameCommandsAsHelp) {
+  ASSERT_FALSE(readme_block().empty()) << "no usage block under \"## Using it\" in " << kCommandReference;
   Usage readme = readme_usage();
   std::set<std::string> documented;
   for (const auto& c : readme) documented.insert(c.first);
@@ -92,7 +107,7 @@ TEST(ReadmeUsage, SameCommandsAsHelp) {
 TEST(ReadmeUsage, EachCommandsOptionsAsHelpPrintsThem) {
   for (const auto& c : readme_usage()) {
     std::set<std::string> help = help_usage(c.first);
-    EXPECT_EQ(c.second, help) << "README usage of `vmaverify " << c.first << "` vs its --help";
+    EXPECT_EQ(c.second, help) << "verify/README.md usage of `vmaverify " << c.first << "` vs its --help";
   }
 }
 
@@ -127,3 +142,115 @@ TEST(ReadmeCommands, CiRunIsTheReadmesTestCommand) {
   const std::string ci = read(root + ".ci/run");
   EXPECT_NE(ci.find("\n" + command + "\n"), std::string::npos) << "'" << command << "' not in .ci/run:\n" << ci;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Relative link targets of a Markdown text: "](target)" not starting with a scheme or "#".
+std::vector<std::string> relative_links(const std::string& text) {
+  std::vector<std::string> links;
+  static const std::regex link(R"(\]\(([^)\s]+)\))");
+  for (std::sregex_iterator m(text.begin(), text.end(), link), end; m != end; ++m) {
+    const std::string target = (*m)[1];
+    if (target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0 || target[0] == '#') continue;
+    links.push_back(target);
+  }
+  return links;
+}
+
+// GitHub's anchor of a heading: lower case, punctuation other than '-' and '_' dropped, spaces
+// turned into '-'.
+std::set<std::string> heading_anchors(const std::string& text) {
+  std::set<std::string> anchors;
+  std::istringstream in(text);
+  bool code = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("```", 0) == 0) code = !code;
+    if (code || line.empty() || line[0] != '#') continue;
+    size_t start = line.find_first_not_of('#');
+    if (start == std::string::npos || line[start] != ' ') continue;
+    std::string anchor;
+    for (char c : line.substr(start + 1)) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (std::isalnum(u)) anchor += static_cast<char>(std::tolower(u));
+      else if (c == ' ' || c == '-') anchor += '-';
+      else if (c == '_') anchor += '_';
+    }
+    anchors.insert(anchor);
+  }
+  return anchors;
+}
+
+// README.md and the reference pages it links to, concatenated.
+std::string documentation() {
+  const fs::path readme(VMAVERIFY_README);
+  std::string docs = read_file(readme.string());
+  std::set<fs::path> pages;
+  for (const std::string& link : relative_links(docs)) {
+    fs::path page = (readme.parent_path() / link.substr(0, link.find('#'))).lexically_normal();
+    if (page.extension() == ".md" && pages.insert(page).second) docs += "\n" + read_file(page.string());
+  }
+  return docs;
+}
+
+}  // namespace
+
+// Every scenario and every mutant the binary has is documented (its name in backquotes).
+TEST(ReadmeDocs, EveryScenarioAndMutantIsDocumented) {
+  BinaryRun r = run_vmaverify("list --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json list = nlohmann::json::parse(r.out);
+  const std::string docs = documentation();
+  ASSERT_GE(list.at("scenarios").size(), 1u);
+  ASSERT_GE(list.at("mutants").size(), 1u);
+  for (const char* group : {"scenarios", "mutants"})
+    for (const auto& item : list.at(group)) {
+      const std::string name = item.at("name").get<std::string>();
+      EXPECT_NE(docs.find("`" + name + "`"), std::string::npos)
+          << group << ": `" << name << "` is in `vmaverify list` but in neither README.md nor a page it links to";
+    }
+}
+
+// README.md is the first page: short, and every relative link in it (file and heading) resolves.
+TEST(ReadmeDocs, ReadmeIsShortAndItsLinksResolve) {
+  const fs::path readme(VMAVERIFY_README);
+  const std::string text = read_file(readme.string());
+  ASSERT_FALSE(text.empty());
+  size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  EXPECT_LE(lines, 160u) << "README.md has " << lines << " lines: move the detail to a reference page";
+  const std::vector<std::string> links = relative_links(text);
+  EXPECT_GE(links.size(), 5u);
+  for (const std::string& link : links) {
+    const size_t hash = link.find('#');
+    const fs::path target = readme.parent_path() / link.substr(0, hash);
+    EXPECT_TRUE(fs::exists(target)) << "README.md links to " << link << ", which does not exist";
+    if (hash != std::string::npos && fs::exists(target) && target.extension() == ".md") {
+      EXPECT_EQ(heading_anchors(read_file(target.string())).count(link.substr(hash + 1)), 1u)
+          << "README.md links to " << link << ": no such heading";
+    }
+  }
+  EXPECT_EQ(heading_anchors(text).count("the-two-commands"), 1u);
+}
+
+// The documentation is self-contained: no Markdown file of the repository points at ../shared
+// (outside the checkout).
+TEST(ReadmeDocs, NoMarkdownPointsOutsideTheRepository) {
+  const fs::path root(VMAVERIFY_SOURCE);
+  size_t checked = 0;
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
+       it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name.rfind("build", 0) == 0 || name == ".git" || name.rfind("vmaverify-", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->path().extension() != ".md") continue;
+    checked++;
+    EXPECT_EQ(read_file(it->path().string()).find("../shared"), std::string::npos)
+        << it->path() << " points at ../shared: write what is needed in the repository";
+  }
+  EXPECT_GE(checked, 2u);
+}
+

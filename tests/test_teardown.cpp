@@ -92,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(All, TeardownMutant, testing::ValuesIn(batch_mutants())
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // run(n) in a child process, as `all` runs each check: a search that follows a reduced search
-// in one process can crash inside Relacy (README, "Known issue"), which is not what is tested here.
+// in one process once crashed inside Relacy (verify/README.md, "The kernel's own code": one
+// search per process), which is not what is tested here.
 // Returns "BATCH_STATES VIOLATED_SPEC: MESSAGE", or how the child died.
 static std::string run_isolated(const std::string& n) {
   int fds[2];

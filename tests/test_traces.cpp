@@ -49,7 +49,7 @@ TEST_P(MutantTrace, SavedTraceReplaysToSameFailureAndStep) {
 INSTANTIATE_TEST_SUITE_P(All, MutantTrace, testing::ValuesIn(mutant_names()),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
-// The documented schema (README, "Counterexample traces"): required fields and their types.
+// The documented schema (verify/README.md, "Counterexample traces"): required fields and their types.
 static void expect_schema(const nlohmann::json& v) {
   ASSERT_TRUE(v.is_object());
   EXPECT_EQ(v.at("schema"), "vmaverify-trace/2");

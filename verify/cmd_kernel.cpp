@@ -24,6 +24,7 @@
 #include "verify/junit.hpp"
 #include "verify/kernel_build.hpp"
 #include "verify/result_output.hpp"
+#include "verify/safe_write.hpp"
 #include "verify/scenario.hpp"
 #include "verify/trace.hpp"
 
@@ -247,10 +248,9 @@ int check(const KernelArgs& a) {
 
 // In vmaverify: build the checker for this tree and these patches, then run it.
 int build_and_hand_over(const KernelArgs& a) {
-  if (!a.junit.empty()) {
-    FILE* f = std::fopen(a.junit.c_str(), "a");
-    if (!f) return usage_error("kernel: --junit " + a.junit + ": cannot write: " + std::strerror(errno));
-    std::fclose(f);
+  if (!a.junit.empty()) {  // checked before the minutes of building and checking; nothing created
+    const std::string why = unwritable_path(a.junit);
+    if (!why.empty()) return usage_error("kernel: --junit " + why);
   }
   KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet);
   if (b.interrupted) {  // ended by the signal, as without the build's clean-up

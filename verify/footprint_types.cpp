@@ -16,7 +16,7 @@ namespace exploration {
 namespace {
 
 // var: rl::var's load or store, by the event's load_ flag; mutex: by the operation (event_reader::read_mutex).
-enum class Access { read, write, var, mutex };
+enum class Access { read, write, var, mutex, waitable };
 
 // The object an event is about: var_addr_ for atomics, variables and mutexes, addr_ for the others.
 template <class E>
@@ -41,6 +41,7 @@ void read_object_event(const void* ev, Footprint& f) {
                                                                 : op::other,
                                     object(e, 0), f);
   }
+  if constexpr (A == Access::waitable) return f.add_waitable(object(e, 0), true);
   f.add(object(e, 0), wrote);
 }
 
@@ -73,8 +74,8 @@ const bool instantiated_event<E, A>::added = (add<E, A>(event_types::all()), tru
 // state), per thread count: a set, reset or wait changes the event's state, a write.
 #define VMAVERIFY_SYNC_EVENTS(N)                                                               \
   template struct instantiated_event<rl::generic_mutex_data_impl<N>::event_t, Access::mutex>;  \
-  template struct instantiated_event<rl::event_data_impl<N>::state_event, Access::write>;      \
-  template struct instantiated_event<rl::event_data_impl<N>::wait_event, Access::write>;
+  template struct instantiated_event<rl::event_data_impl<N>::state_event, Access::waitable>;   \
+  template struct instantiated_event<rl::event_data_impl<N>::wait_event, Access::waitable>;
 VMAVERIFY_SYNC_EVENTS(1)
 VMAVERIFY_SYNC_EVENTS(2)
 VMAVERIFY_SYNC_EVENTS(3)

@@ -164,6 +164,13 @@ std::string scratch_dir(const std::string& what) {
   return mkdtemp(buf.data()) ? std::string(buf.data()) : "";
 }
 
+// A scratch directory, removed with everything in it when it goes out of scope.
+struct ScratchDir {
+  std::string path;
+  explicit ScratchDir(const std::string& what) : path(scratch_dir(what)) {}
+  ~ScratchDir() { remove_tree(path); }
+};
+
 // The default tree: the files needed, extracted from Debian's tarball into the cache once.
 std::string default_tree(std::string* error) {
   const std::string tarball = default_kernel_tarball();
@@ -302,7 +309,7 @@ void warn_inexact_hunks(const std::string& patch, const std::string& log) {
   read_file(log, &out);
   std::istringstream in(out);
   std::string file;
-  static const std::regex patching(R"(^patching file '?([^']+)'?$)"), inexact(R"(^Hunk #(\d+) succeeded at (\d+)(.*)$)");
+  static const std::regex patching(R"(^patching file '?([^']+)'?$)"), inexact(R"(^Hunk #(\d+) succeeded at (\d+)(.*?)\.?$)");
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (std::regex_search(line, m, patching)) file = m[1];
@@ -371,15 +378,12 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     }
 
   // The scratch copy: the files the extraction reads and those the patches touch.
-  std::string scratch = scratch_dir("tree");
+  const ScratchDir scratch_tree("tree");
+  const std::string& scratch = scratch_tree.path;
   if (scratch.empty()) {
     b.error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
     return b;
   }
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { remove_tree(dir); }
-  } cleanup{scratch};
   std::set<std::string> files(std::begin(kTreeFiles), std::end(kTreeFiles));
   for (const std::string& p : patches) {
     std::string text;
@@ -409,15 +413,12 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
   }
   // Logs and generated code go to a directory of their own, made fresh: nothing the patches
   // create in the scratch tree (a symbolic link named like an output) can redirect a write.
-  const std::string gen = scratch_dir("generated");
+  const ScratchDir generated_dir("generated");
+  const std::string& gen = generated_dir.path;
   if (gen.empty()) {
     b.error = "cannot create a directory in " + cache_dir() + ": " + std::strerror(errno);
     return b;
   }
-  struct GenCleanup {
-    std::string dir;
-    ~GenCleanup() { remove_tree(dir); }
-  } gen_cleanup{gen};
   for (const std::string& p : patches) {
     const std::string log = gen + "/.patch.log";
     std::remove(log.c_str());

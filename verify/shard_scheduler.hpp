@@ -452,8 +452,11 @@ class shard_scheduler
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
     last_step_of_[s.thread] = k;
     // In place, keeping the order: the entries' storage is reused from step to step. A wait
-    // whose object is not known yet may conflict with any sleeper: it wakes them all.
-    const auto woken = [&](const Entry& e) { return s.open_wait || e.thread == s.thread || e.touched.conflicts(step_); };
+    // whose object is not known yet may depend on any sleeper that touches a waitable object.
+    const auto woken = [&](const Entry& e) {
+      return e.thread == s.thread || e.touched.conflicts(step_) ||
+             (s.open_wait && (e.touched.global || e.touched.touches_waitable()));
+    };
     carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
   }
 

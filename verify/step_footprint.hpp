@@ -23,6 +23,16 @@ struct Footprint {
   // conflict through it orders the two steps but is no race to reverse (a lock cannot come
   // before the unlock that let it in; the race to reverse is with the previous holder's lock).
   static constexpr uintptr_t kLockOrder = uintptr_t(1) << 61, kRelease = uintptr_t(1) << 62;
+  // An object a thread can wait on without recording the attempt before it parks (an event, a
+  // semaphore, a condition variable; any object read from its text but atomics and variables):
+  // a parked wait whose object is not known yet may depend on a step only through one of these.
+  static constexpr uintptr_t kWaitable = uintptr_t(1) << 59;
+  void add_waitable(uintptr_t object, bool wrote) { add(object | kWaitable >> 1, wrote); }
+  bool touches_waitable() const {
+    for (uintptr_t o : objects)
+      if (o & kWaitable) return true;
+    return false;
+  }
   void add_lock_order(uintptr_t mutex, bool wrote) { add(mutex | kLockOrder >> 1, wrote); }
   void add_release(uintptr_t mutex, bool wrote) { add(mutex | kRelease >> 1, wrote); }
 
@@ -154,7 +164,11 @@ class event_reader {
       const char* op = std::strchr(ev, '>');
       if (op && std::strncmp(op, "> mutex: ", 9) == 0) return read_mutex(op + 9, address, f);
       const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
-      f.add(address, !reads);
+      bool plain = false;  // an atomic's or a variable's operation (relacy/atomic_events.hpp, rmw.hpp, var.hpp)
+      for (const char* p : {"> atomic ", "> CAS ", "> exchange ", "> fetch_", "> load,", "> store,"})
+        plain = plain || (op && std::strncmp(op, p, std::strlen(p)) == 0);
+      if (plain) f.add(address, !reads);
+      else f.add_waitable(address, true);  // an event, a semaphore, a condition variable, or unknown
       return;
     }
     if (std::strstr(ev, "seq_cst fence")) f.add(kSeqCstOrder, true);  // joins seq_cst_fence_order_

@@ -68,7 +68,7 @@ std::string outcome_text(const Program& p, uint64_t outcome);
 // Litmus files' "expect:" line goes to *expected (outcome texts), if given.
 bool parse(const std::string& text, Program* p, std::string* error, std::vector<std::string>* expected = nullptr);
 
-// A random program (README of the search engine, "Testing the tester"): 2 to 4 threads.
+// A random program (tests/reduction/README.md, "Testing the tester"): 2 to 4 threads.
 // With `blocking`, mutexes held around the variables' accesses (no data race) and events that
 // may never be set (a deadlock); without, unprotected variables (a data race) and no operation
 // that blocks. Either way a search can fail in one way only, so its kind can be compared.

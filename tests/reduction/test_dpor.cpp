@@ -119,7 +119,7 @@ struct lock_order : rl::test_suite<lock_order, 3> {
   void after() { seen((unsigned)order($)); }  // 3 digits in base 4: below 64
 };
 
-// The mutex as the reduction reads it (README, "Locks"): a try-lock whose outcome depends on
+// The mutex as the reduction reads it (tests/reduction/README.md, "Locks"): a try-lock whose outcome depends on
 // where it falls against the holder's lock and unlock, a waiter, and a flag the holder writes
 // inside its critical section that a third thread reads outside any lock.
 struct lock_and_trylock : rl::test_suite<lock_and_trylock, 3> {
@@ -182,7 +182,7 @@ struct wake_up : rl::test_suite<wake_up, 3> {
   void after() { ev.deinit(RL_INFO); }
 };
 
-// An auto-reset event as the reduction reads it (README, "Events"): the waiter consumes one of two
+// An auto-reset event as the reduction reads it (tests/reduction/README.md, "Events"): the waiter consumes one of two
 // sets; which one decides whether the event is left signalled. A wait that consumed a set races
 // with the next set (reversed, that set finds the event already signalled and changes nothing).
 struct set_twice : rl::test_suite<set_twice, 3> {

@@ -1,4 +1,4 @@
-// Differential tests of the reduction (source-DPOR with sleep sets; README, "The reduction"):
+// Differential tests of the reduction (source-DPOR with sleep sets; tests/reduction/README.md, "The reduction"):
 // wherever plain full search ends, the reduced search gives the same verdict, reaches the same
 // batch states and the same figures (a race the reduction had to answer by exploring every
 // thread shows as the figure "reduction fallbacks", and an event whose type the reduction had

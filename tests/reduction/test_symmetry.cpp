@@ -1,4 +1,4 @@
-// Differential tests of symmetry (README, "Symmetry"): on every scenario that declares twins,
+// Differential tests of symmetry (tests/reduction/README.md, "Symmetry"): on every scenario that declares twins,
 // full search with and without them gives the same verdict and figures (the rw_semaphore
 // scenarios record no batch states), in fewer iterations where it ends, and catches each rw_semaphore mutant with the same failure kind.
 #include <gtest/gtest.h>
