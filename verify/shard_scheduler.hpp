@@ -446,7 +446,9 @@ class shard_scheduler
     s.objects_end = pool_.size();
     s.global = step_.global;
     s.depth_end = this->stree_depth_;
-    s.open_wait = parked && !waits_on_mutex(step_);
+    // A mutex's blocked attempt records what it reads (its acquisition order) before it parks;
+    // the other objects record a wait only when it completes.
+    s.open_wait = parked && !step_.has_tagged(Footprint::kLockOrder);
     if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
     const size_t prev = last_step_of_[s.thread];
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
@@ -455,17 +457,9 @@ class shard_scheduler
     // whose object is not known yet may depend on any sleeper that touches a waitable object.
     const auto woken = [&](const Entry& e) {
       return e.thread == s.thread || e.touched.conflicts(step_) ||
-             (s.open_wait && (e.touched.global || e.touched.touches_waitable()));
+             (s.open_wait && (e.touched.global || e.touched.has_tagged(Footprint::kWaitable)));
     };
     carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
-  }
-
-  // A mutex's blocked attempt records what it reads (its acquisition order, README "Locks")
-  // before it parks; the other objects record a wait only when it completes.
-  static bool waits_on_mutex(const Footprint& f) {
-    for (uintptr_t o : f.objects)
-      if ((o >> 1) & (Footprint::kLockOrder >> 1)) return true;
-    return false;
   }
 
   // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was

@@ -28,9 +28,10 @@ struct Footprint {
   // a parked wait whose object is not known yet may depend on a step only through one of these.
   static constexpr uintptr_t kWaitable = uintptr_t(1) << 59;
   void add_waitable(uintptr_t object, bool wrote) { add(object | kWaitable >> 1, wrote); }
-  bool touches_waitable() const {
+  // Whether some object touched carries the tag (kLockOrder, kRelease, kWaitable).
+  bool has_tagged(uintptr_t tag) const {
     for (uintptr_t o : objects)
-      if (o & kWaitable) return true;
+      if (o & tag) return true;
     return false;
   }
   void add_lock_order(uintptr_t mutex, bool wrote) { add(mutex | kLockOrder >> 1, wrote); }
