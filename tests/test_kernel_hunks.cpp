@@ -63,6 +63,7 @@ TEST(KernelHunks, HunksAreParsedToTheLinesTheyChange) {
   EXPECT_EQ(h[0].context, "static void free_pmd_range(struct mmu_gather *tlb,");
   EXPECT_EQ(h[0].changed, std::vector<int>({11}));
   EXPECT_TRUE(h[0].code);  // the removed lines are code
+  EXPECT_FALSE(h[0].directive);
   EXPECT_EQ(h[1].changed, std::vector<int>({42}));
   EXPECT_EQ(hunk_first_line(h[0]), 11);
 }
@@ -89,6 +90,10 @@ TEST(KernelHunks, EachHunkIsPlacedAgainstWhatWasCompiledAndWhatRan) {
   EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::not_executed);
   h.code = false;
   EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::no_code);
+  // A macro's definition: whether its uses ran is not measured, so it leaves no verdict.
+  h.directive = true;
+  EXPECT_EQ(classify_hunk(h, compiled, &ran), HunkCoverage::macro);
+  EXPECT_TRUE(hunk_leaves_incomplete(HunkCoverage::macro));
   EXPECT_TRUE(hunk_leaves_incomplete(HunkCoverage::not_executed));
   EXPECT_FALSE(hunk_leaves_incomplete(HunkCoverage::no_code));
 }

@@ -17,6 +17,12 @@ std::string tree_path(const std::string& header) {
   return p.substr(slash + 1);
 }
 
+// Whether a line is a preprocessor line.
+bool is_directive(const std::string& l) {
+  const size_t at = l.find_first_not_of(" \t");
+  return at != std::string::npos && l[at] == '#';
+}
+
 // Whether a line of C is code: not blank, not only a comment or braces.
 bool is_code(std::string l) {
   const size_t comment = l.find("//");
@@ -42,7 +48,10 @@ std::vector<PatchHunk> parse_patch_hunks(const std::string& patch, const std::st
     if (in_hunk && (left > 0 || removed_left > 0) && !line.empty() &&
         (line[0] == ' ' || line[0] == '+' || line[0] == '-' || line[0] == '\\')) {
       PatchHunk& h = hunks.back();
-      if (line[0] == '+' || line[0] == '-') h.code = h.code || is_code(line.substr(1));
+      if (line[0] == '+' || line[0] == '-') {
+        h.code = h.code || is_code(line.substr(1));
+        h.directive = h.directive || is_directive(line.substr(1));
+      }
       if (line[0] == '+') {
         h.changed.push_back(next++);
         left--;
@@ -145,13 +154,15 @@ HunkCoverage classify_hunk(const PatchHunk& h, const KernelLines& compiled, cons
     if (run->second.count(l)) seen.push_back(run->second.at(l));
   // No counter on a line of code: the compiler removed it (dead in this configuration) or
   // merged it into one that did not run; on blank lines and comments, there is nothing to run.
-  if (seen.empty()) return h.code ? HunkCoverage::not_executed : HunkCoverage::no_code;
+  // A macro's definition or a conditional has no counter of its own, and whether its uses ran
+  // is not measured: no verdict covers it.
+  if (seen.empty()) return h.code ? HunkCoverage::not_executed : h.directive ? HunkCoverage::macro : HunkCoverage::no_code;
   return *std::max_element(seen.begin(), seen.end()) > 0 ? HunkCoverage::executed : HunkCoverage::not_executed;
 }
 
 bool hunk_leaves_incomplete(HunkCoverage c) {
   return c == HunkCoverage::not_executed || c == HunkCoverage::not_compiled || c == HunkCoverage::not_read ||
-         c == HunkCoverage::not_measured;
+         c == HunkCoverage::not_measured || c == HunkCoverage::macro;
 }
 
 int hunk_first_line(const PatchHunk& h) {
@@ -165,7 +176,9 @@ std::string hunk_text(const PatchHunk& h, HunkCoverage c) {
   if (!h.context.empty()) where += " (" + h.context + ")";
   switch (c) {
     case HunkCoverage::executed: return where + ": executed";
-    case HunkCoverage::no_code: return where + ": compiled, no code of its own (a comment, a macro's definition)";
+    case HunkCoverage::no_code: return where + ": compiled, no code of its own (a comment)";
+    case HunkCoverage::macro:
+      return where + ": compiled, a preprocessor line whose uses are not measured (a macro's definition, a conditional)";
     case HunkCoverage::not_executed: return where + ": compiled, never executed by any scenario";
     case HunkCoverage::not_compiled: return where + ": not compiled by the checker (the model stands in for it, or a configuration leaves it out)";
     case HunkCoverage::not_read: return where + ": in a file the checker does not compile from";

@@ -16,6 +16,7 @@ struct PatchHunk {
   std::vector<int> changed;    // lines of the patched file the hunk added or changed
   std::vector<int> deleted_at; // for lines it removed: the patched file's lines on either side
   bool code = false;           // some added or removed line is code (not blank, a comment or a brace)
+  bool directive = false;      // some added or removed line is a preprocessor line (#define, #if ...)
 };
 
 // The hunks of one patch's text; a hunk that only deletes a file has no lines.
@@ -30,7 +31,7 @@ KernelLines compiled_kernel_lines(const std::vector<std::string>& generated_sour
 typedef std::map<std::string, std::map<int, long>> LineCounts;
 bool parse_gcov_json(const std::string& text, LineCounts* counts);
 
-enum class HunkCoverage { executed, no_code, not_executed, not_compiled, not_read, not_measured };
+enum class HunkCoverage { executed, no_code, not_executed, not_compiled, not_read, not_measured, macro };
 // What the checker did with the hunk: `counts` null when execution was not measured.
 HunkCoverage classify_hunk(const PatchHunk& h, const KernelLines& compiled, const LineCounts* counts);
 // The first line the hunk changed (or the line after the lines it removed).
