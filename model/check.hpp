@@ -29,3 +29,10 @@ inline void history_row_v(rl::debug_info_param info, const char* fmt, va_list ap
   std::vsnprintf(text, sizeof text, fmt, ap);
   rl::ctx().exec_log_msg(info, text);
 }
+// The same, printf-style.
+inline void model_row(rl::debug_info_param info, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  history_row_v(info, fmt, ap);
+  va_end(ap);
+}

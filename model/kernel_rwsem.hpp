@@ -19,6 +19,10 @@ struct kernel_rwsem_ops {
   void (*down_write)(void* storage);
   int (*down_write_trylock)(void* storage);
   void (*up_write)(void* storage);
+  // __down_read_killable, __down_write_killable: 0, or -EINTR when a fatal signal ended the wait;
+  // null when the tree has neither (kernel_extract.py takes them only when both are there).
+  int (*down_read_killable)(void* storage);
+  int (*down_write_killable)(void* storage);
 };
 constexpr unsigned KERNEL_RWSEM_STORAGE = 512;
 

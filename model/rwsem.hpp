@@ -55,6 +55,23 @@ struct rw_semaphore {
     kernel_->up_write(kernel_storage_);
   }
 
+  // down_read_killable / down_write_killable: 0 with the lock, or -EINTR without it when a fatal
+  // signal ended the wait (model/sched.hpp: signal_pending_killable).
+  int down_read_killable() {
+    if (!kernel_) return __down_read_killable();
+    VM_CHECK(kernel_->down_read_killable, "unmodelled", "the tree's rwsem.c has no __down_read_killable");
+    int ret = kernel_->down_read_killable(kernel_storage_);
+    if (ret == 0) rwsem_acquire_read();
+    return ret;
+  }
+  int down_write_killable() {
+    if (!kernel_) return __down_write_killable();
+    VM_CHECK(kernel_->down_write_killable, "unmodelled", "the tree's rwsem.c has no __down_write_killable");
+    int ret = kernel_->down_write_killable(kernel_storage_);
+    if (ret == 0) rwsem_acquire_write();
+    return ret;
+  }
+
   // lockdep_assert_held_write / lockdep_assert_held_read, on the ghost record.
   bool held_write_by_current() const { return ghost_writer == (int)rl::thread_index(); }
   bool held_read_by_current() const { return ghost_readers_mask & (1u << rl::thread_index()); }
@@ -69,6 +86,15 @@ struct rw_semaphore {
   virtual void __down_write() = 0;
   virtual bool __down_write_trylock() = 0;
   virtual void __up_write() = 0;
+  // The abstract semaphore has no wait queue to leave: its killable waits are never interrupted.
+  virtual int __down_read_killable() {
+    __down_read();
+    return 0;
+  }
+  virtual int __down_write_killable() {
+    __down_write();
+    return 0;
+  }
 
   // Called by an implementation whose count and wait_lock the kernel's rwsem.c may take over
   // (the faithful one), at the end of its constructor: attaches it when g_kernel_rwsem is set.

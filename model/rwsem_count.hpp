@@ -6,7 +6,8 @@
 //  - sem->owner is not modelled; the one decision that reads it is a nondeterministic choice;
 //  - the waiter timeout (RWSEM_WAIT_TIMEOUT, ~4 ms) has or has not expired: a nondeterministic choice;
 //  - rwsem_spin_on_owner after a handoff is one look at the count: OWNER_NULL when no lock is held;
-//  - no RT tasks, no signals (TASK_UNINTERRUPTIBLE only), no lockdep beyond the ghost owner record.
+//  - no RT tasks; signals only as fatal signals to killable waits (model/sched.hpp); no lockdep
+//    beyond the ghost owner record.
 // The waiter lives on the sleeping task's stack: it is constructed when the slow path queues and
 // destroyed when it returns, so a waker that touches it later is reported as use-after-free.
 #pragma once
@@ -68,6 +69,9 @@ struct rwsem_count_model final : rw_semaphore {
   // and destroyed around each slow path (Relacy reports an access to a destroyed one).
   alignas(rwsem_waiter) unsigned char waiter_storage[RWSEM_MODEL_MAX_TASKS][sizeof(rwsem_waiter)];
   int ghost_handoff_requester = -1;  // the waiter RWSEM_FLAG_HANDOFF was last set for (checker bookkeeping)
+  // The requester left the queue on a fatal signal while others waited: the flag stays set
+  // (rwsem_del_waiter clears it only with the queue) and whoever takes the lock next clears it.
+  static constexpr int kHandoffOrphaned = -2;
 
   explicit rwsem_count_model(const char* n) : rw_semaphore(n) {
     count.store(0, rl::memory_order_relaxed);  // RWSEM_UNLOCKED_VALUE
@@ -81,7 +85,7 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_read (kernel/locking/rwsem.c)
   void __down_read() override {
     long c;
-    if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c);
+    if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c, false);
   }
 
   // __down_read_trylock (kernel/locking/rwsem.c)
@@ -113,7 +117,19 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write (kernel/locking/rwsem.c)
   void __down_write() override {
-    if (!rwsem_write_trylock()) rwsem_down_write_slowpath();
+    if (!rwsem_write_trylock()) rwsem_down_write_slowpath(false);
+  }
+
+  // __down_read_killable, __down_write_killable (kernel/locking/rwsem.c: __down_*_common with
+  // TASK_KILLABLE): -EINTR when the slow path left the queue on a fatal signal (out_nolock).
+  int __down_read_killable() override {
+    long c;
+    if (rwsem_read_trylock(&c)) return 0;
+    return rwsem_down_read_slowpath(c, true) ? 0 : -EINTR;
+  }
+  int __down_write_killable() override {
+    if (rwsem_write_trylock()) return 0;
+    return rwsem_down_write_slowpath(true) ? 0 : -EINTR;
   }
 
   // __up_write (kernel/locking/rwsem.c)
@@ -177,7 +193,9 @@ struct rwsem_count_model final : rw_semaphore {
 
   // DESIGN invariant 7: a lock taken while RWSEM_FLAG_HANDOFF is set goes to the task that set it.
   void check_handoff(long observed, const char* path) {
-    VM_CHECK(!(observed & RWSEM_FLAG_HANDOFF) || ghost_handoff_requester == (int)rl::thread_index(), "handoff",
+    VM_CHECK(!(observed & RWSEM_FLAG_HANDOFF) || ghost_handoff_requester == (int)rl::thread_index() ||
+                 ghost_handoff_requester == kHandoffOrphaned,
+             "handoff",
              "thread %d took %s by %s while RWSEM_FLAG_HANDOFF hands it to thread %d", (int)rl::thread_index(),
              name, path, ghost_handoff_requester);
   }
@@ -199,6 +217,20 @@ struct rwsem_count_model final : rw_semaphore {
   void rwsem_add_waiter(rwsem_waiter* waiter) {
     rwsem_wait_list& l = wait_list();
     l.w[l.n++] = waiter;
+  }
+
+  // rwsem_del_wake_waiter (kernel/locking/rwsem.c): a signalled waiter leaves the queue; called
+  // with wait_lock held, which it releases. When the first waiter leaves, the others may now be
+  // able to take the lock or spin: they are woken.
+  void rwsem_del_wake_waiter(rwsem_waiter* waiter) {
+    wake_q_head wake_q;  // wake_q_init
+    bool first = rwsem_first_waiter() == waiter;
+    if (!mutant(Mutant::out_nolock_stays_queued) && rwsem_del_waiter(waiter) && first &&
+        !mutant(Mutant::out_nolock_wakes_nobody))
+      rwsem_mark_wake(RWSEM_WAKE_ANY, &wake_q);
+    if (ghost_handoff_requester == (int)rl::thread_index()) ghost_handoff_requester = kHandoffOrphaned;
+    raw_spin_unlock_irq();
+    if (!wake_q_empty(&wake_q)) wake_up_q(&wake_q);
   }
 
   // rwsem_del_waiter (kernel/locking/rwsem.c)
@@ -287,8 +319,9 @@ struct rwsem_count_model final : rw_semaphore {
     rwsem_mark_wake((c & RWSEM_READER_MASK) ? RWSEM_WAKE_READERS : RWSEM_WAKE_ANY, wake_q);
   }
 
-  // rwsem_down_read_slowpath (kernel/locking/rwsem.c)
-  void rwsem_down_read_slowpath(long c) {
+  // rwsem_down_read_slowpath (kernel/locking/rwsem.c): false when a fatal signal ended a
+  // killable wait without the lock (out_nolock).
+  bool rwsem_down_read_slowpath(long c, bool killable) {
     long adjustment = -RWSEM_READER_BIAS;
     long rcnt = c >> RWSEM_READER_SHIFT;
     wake_q_head wake_q;
@@ -306,7 +339,7 @@ struct rwsem_count_model final : rw_semaphore {
           raw_spin_unlock_irq();
           wake_up_q(&wake_q);
         }
-        return;
+        return true;
       }
     }
     rwsem_waiter* waiter = waiter_enter(RWSEM_WAITING_FOR_READ);
@@ -319,7 +352,7 @@ struct rwsem_count_model final : rw_semaphore {
         rwsem_acquire_read();
         raw_spin_unlock_irq();
         waiter_exit(waiter);
-        return;
+        return true;
       }
       adjustment += RWSEM_FLAG_WAITERS;
     }
@@ -330,8 +363,19 @@ struct rwsem_count_model final : rw_semaphore {
     if (!wake_q_empty(&wake_q)) wake_up_q(&wake_q);
 
     for (;;) {  // wait to be given the lock
-      set_current_state_uninterruptible();
+      set_current_state(killable);
       if (!waiter->task.load(rl::memory_order_acquire)) {  // pairs with rwsem_mark_wake's release
+        rwsem_acquire_read();
+        break;
+      }
+      if (killable && signal_pending_killable($)) {
+        raw_spin_lock_irq();
+        if (waiter->task.load(rl::memory_order_relaxed) || mutant(Mutant::killed_reader_ignores_grant)) {  // out_nolock
+          rwsem_del_wake_waiter(waiter);
+          waiter_exit(waiter);
+          return false;
+        }
+        raw_spin_unlock_irq();  // granted meanwhile: ordered by wait_lock against rwsem_mark_wake
         rwsem_acquire_read();
         break;
       }
@@ -342,6 +386,7 @@ struct rwsem_count_model final : rw_semaphore {
       }
     }
     waiter_exit(waiter);
+    return true;
   }
 
   // rwsem_try_write_lock (kernel/locking/rwsem.c): called with wait_lock held.
@@ -393,10 +438,11 @@ struct rwsem_count_model final : rw_semaphore {
   }
 
   // rwsem_down_write_slowpath (kernel/locking/rwsem.c)
-  void rwsem_down_write_slowpath() {
+  // false when a fatal signal ended a killable wait without the lock (out_nolock).
+  bool rwsem_down_write_slowpath(bool killable) {
     // rwsem_can_spin_on_owner && rwsem_optimistic_spin: whether the owner is running on
     // another CPU is not modelled, so spinning happens or not nondeterministically.
-    if (rl::rand(2) == 1 && rwsem_try_write_lock_unqueued()) return;
+    if (rl::rand(2) == 1 && rwsem_try_write_lock_unqueued()) return true;
     wake_q_head wake_q;
     rwsem_waiter* waiter = waiter_enter(RWSEM_WAITING_FOR_WRITE);
 
@@ -413,22 +459,35 @@ struct rwsem_count_model final : rw_semaphore {
       count.fetch_or(RWSEM_FLAG_WAITERS, rl::memory_order_relaxed);
     }
 
-    set_current_state_uninterruptible();
+    set_current_state(killable);
     for (;;) {
       if (rwsem_try_write_lock(waiter)) break;
       raw_spin_unlock_irq();
+      if (killable && signal_pending_killable($)) {  // out_nolock
+        raw_spin_lock_irq();
+        rwsem_del_wake_waiter(waiter);
+        waiter_exit(waiter);
+        return false;
+      }
       // After setting the handoff bit, spin on the owner and, if it let go, try again at once
       // (goto trylock_again). handoff_set is read outside wait_lock, as the kernel does.
       if (waiter->handoff_set.load(rl::mo_relaxed, $) && rwsem_spin_on_owner() == OWNER_NULL) {
         if (mutant(Mutant::writer_handoff_retry_unlocked)) continue;  // trylock_again past the lock
       } else {
         schedule();
-        set_current_state_uninterruptible();
+        set_current_state(killable);
       }
       raw_spin_lock_irq();  // trylock_again:
     }
     raw_spin_unlock_irq();
     waiter_exit(waiter);
+    return true;
+  }
+
+  // set_current_state(state): TASK_KILLABLE or TASK_UNINTERRUPTIBLE.
+  static void set_current_state(bool killable) {
+    if (killable) set_current_state_killable();
+    else set_current_state_uninterruptible();
   }
 
   enum owner_state { OWNER_NULL, OWNER_NOT_NULL };

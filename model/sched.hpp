@@ -5,7 +5,8 @@
 //    when that other waker runs wake_up_q, earlier or later than this waker expects;
 //  - schedule() may return without any wake-up (spurious and stale wake-ups are real), up to a
 //    per-task budget so that the search stays finite (task_struct::spurious_wakeups_left);
-//  - a task drops its own reference at do_exit; touching it after the last put is use-after-free.
+//  - a task drops its own reference at do_exit; touching it after the last put is use-after-free;
+//  - a task in a killable wait may receive a fatal signal (below).
 #pragma once
 #include "model/check.hpp"
 #include "model/mutants.hpp"
@@ -32,6 +33,8 @@ struct task_struct {
   int usage = 1;
   bool ghost_freed = false;       // the last reference was dropped
   int spurious_wakeups_left = 0;  // how many more times schedule() may return unwoken
+  bool killable_sleep = false;    // the state set last is TASK_KILLABLE (TASK_WAKEKILL)
+  bool fatal_signal = false;      // a SIGKILL is pending (it stays pending)
 
   task_struct() {
     runnable.init(false, false, RL_INFO);
@@ -69,8 +72,30 @@ inline void do_exit() { put_task_struct(current_task()); }
 // set_current_state(TASK_UNINTERRUPTIBLE) (include/linux/sched.h): from now on a wake-up is remembered.
 // It is smp_store_mb(): the full barrier orders the state store before the caller's condition load.
 inline void set_current_state_uninterruptible() {
+  current_task()->killable_sleep = false;
   current_task()->runnable.reset(RL_INFO);
   rl::atomic_thread_fence(rl::memory_order_seq_cst);
+}
+// set_current_state(TASK_KILLABLE): the same, and a fatal signal may end the sleep.
+inline void set_current_state_killable() {
+  set_current_state_uninterruptible();
+  current_task()->killable_sleep = true;
+}
+
+// A fatal signal: kill(2) of the task by someone else sets SIGKILL pending
+// (kernel/signal.c: complete_signal) and wakes it from a TASK_KILLABLE sleep (signal_wake_up).
+// Who sends it does not matter to the semaphore, only when the waiter sees it: at any
+// signal_pending_state(TASK_KILLABLE, current) check of a killable wait, or as the wake-up of
+// its sleep; each is an explored choice, and once pending the signal stays pending. Only a task
+// that waits killably (down_read_killable, down_write_killable) can be signalled, so scenarios
+// that do not pay nothing.
+inline bool signal_pending_killable(rl::debug_info_param info) {
+  task_struct* t = current_task();
+  if (!t->fatal_signal && rl::rand(2) == 1) {
+    t->fatal_signal = true;
+    model_row(info, "a fatal signal (SIGKILL) arrives for task %d", t->pid);
+  }
+  return t->fatal_signal;
 }
 
 // schedule() (kernel/sched/core.c): sleep unless woken since set_current_state. A sleeping task
@@ -78,6 +103,11 @@ inline void set_current_state_uninterruptible() {
 // choice while the task's budget lasts, so every wait loop must recheck its condition.
 inline void schedule() {
   task_struct* t = current_task();
+  if (t->killable_sleep && !t->fatal_signal && rl::rand(2) == 1) {  // signal_wake_up
+    t->fatal_signal = true;
+    model_row(RL_INFO, "a fatal signal (SIGKILL) wakes task %d", t->pid);
+    return;
+  }
   if (t->spurious_wakeups_left > 0 && rl::rand(2) == 1) {
     t->spurious_wakeups_left--;
     return;

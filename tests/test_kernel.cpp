@@ -584,3 +584,22 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
       << r.out;
   EXPECT_NE(read(trace + ".txt").find("kernel/locking/rwsem.c:"), std::string::npos);
 }
+
+// Killable waits run the tree's out_nolock paths: a signalled reader that leaves without
+// rechecking waiter.task under wait_lock (so a grant that came first is lost) is caught.
+TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  std::string t = temp_dir("rwsem_killable");
+  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
+  std::string tree = t + "/linux-source-6.12";
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string ignoring = std::regex_replace(rwsem_c, std::regex(R"(raw_spin_lock_irq\(&sem->wait_lock\);\n\t+if \(waiter\.task\)\n\t+goto out_nolock;)"),
+                                            "raw_spin_lock_irq(&sem->wait_lock);\n\t\t\tgoto out_nolock;");
+  ASSERT_NE(ignoring, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", ignoring);
+  BinaryRun r = run_vmaverify("kernel --patch '" + patch + "' rwsem_killable_reader");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL rwsem_killable_reader [kernel code]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("signal_pending_state(TASK_KILLABLE): fatal signal pending"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:10\d\d[^\n]*: executed)"))) << r.out;
+}

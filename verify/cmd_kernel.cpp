@@ -40,6 +40,10 @@ struct KernelArgs {
 bool is_teardown(const Scenario& s) { return s.figures != nullptr; }
 // The scenarios of the faithful rw_semaphore alone, which the tree's rwsem.c runs.
 bool is_rwsem(const Scenario& s) { return !is_teardown(s) && s.name.rfind("rwsem_", 0) == 0; }
+// The rwsem scenarios whose tasks wait killably (down_read_killable, down_write_killable): a tree
+// whose rwsem.c has no __down_read_killable / __down_write_killable cannot serve them.
+bool needs_killable(const Scenario& s) { return s.name.rfind("rwsem_killable_", 0) == 0; }
+bool tree_has_killable() { return g_kernel_rwsem_linked && g_kernel_rwsem_linked->down_read_killable; }
 
 std::string state_text(const BatchSnapshot& s) {
   std::string v;
@@ -127,6 +131,9 @@ int check(const KernelArgs& a) {
       return usage_error("kernel: " + n + " runs mm/ code (free_pgtables, the batch) that this tree does not have");
     if (is_rwsem(*s) && !g_kernel_rwsem_linked)
       return usage_error("kernel: " + n + " runs kernel/locking/rwsem.c, which this tree does not have");
+    if (needs_killable(*s) && !tree_has_killable())
+      return usage_error("kernel: " + n + " waits killably: this tree's kernel/locking/rwsem.c has no "
+                         "__down_read_killable and __down_write_killable");
     chosen.push_back(s);
   }
   // Default: every scenario the tree's code serves, the rwsem ones first and the reduced searches
@@ -134,7 +141,7 @@ int check(const KernelArgs& a) {
   // (README, "vmaverify kernel": no longer reproduced, cause not found, so the order stays).
   if (chosen.empty()) {
     for (const Scenario& s : all_scenarios())
-      if (is_rwsem(s) && g_kernel_rwsem_linked) chosen.push_back(&s);
+      if (is_rwsem(s) && g_kernel_rwsem_linked && (!needs_killable(s) || tree_has_killable())) chosen.push_back(&s);
     for (bool reduced : {false, true})
       for (const Scenario& s : all_scenarios())
         if (is_teardown(s) && g_kernel_free_pgtables_linked && (s.search.find("reduce") != std::string::npos) == reduced)

@@ -1,8 +1,9 @@
 // The kernel shim for kernel/locking/rwsem.c: what the functions verify/kernel_extract.py takes
 // from the tree need from the kernel's headers, mapped to the model's objects. The extracted
 // code goes into namespace krwsem (its enums and struct rwsem_waiter share names with the hand
-// model's) and is compiled as CONFIG_PREEMPT_RT=n, CONFIG_RWSEM_SPIN_ON_OWNER=n,
-// CONFIG_DEBUG_RWSEMS=n (Debian's configuration). The README ("vmaverify kernel") lists each mapping.
+// model's) and is compiled as an x86-64 SMP kernel is (Debian's configuration):
+// CONFIG_PREEMPT_RT=n, CONFIG_RWSEM_SPIN_ON_OWNER=y (optimistic spinning, below),
+// CONFIG_DEBUG_RWSEMS=n. verify/README.md ("vmaverify kernel") lists each mapping.
 // Every macro that the kernel code expands and that touches shared state passes RL_INFO, which
 // under the extracted code's #line directives is the kernel's own file and line: the trace row
 // of an atomic on sem->count cites kernel/locking/rwsem.c:LINE.
@@ -195,6 +196,8 @@ inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
   l->ghost_owner = rl::thread_index();
 }
 inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
+  if (l->ghost_owner != (int)rl::thread_index())
+    vm_fail("lock not held", info, "raw_spin_unlock of the wait_lock, which this task does not hold");
   l->ghost_owner = -1;
   l->m->unlock(info);
 }
@@ -205,12 +208,35 @@ inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
 #define lockdep_assert_held(l) \
   VM_CHECK((l)->ghost_owner == (int)rl::thread_index(), "lock not held", "lockdep_assert_held(%s) fails", #l)
 
+// struct optimistic_spin_queue, osq_lock, osq_unlock (kernel/locking/osq_lock.c): the MCS queue
+// that lets one optimistic spinner at a time spin on sem->owner. Modelled as what it guarantees,
+// a lock at most one spinner holds: osq_lock takes it when free; when another spinner holds it,
+// the queued spinner either waits its turn (a blocking Relacy mutex: the holder's spin is
+// bounded) or gives up (the kernel's osq_lock returns false when need_resched() or its
+// predecessor's CPU is preempted): an explored choice. Not modelled: the queue's own nodes and
+// their unqueue protocol (a bug inside osq_lock.c would be hidden; it is not rwsem.c's code).
+struct optimistic_spin_queue {
+  rl::mutex m;
+};
+inline bool kshim_osq_lock(optimistic_spin_queue* q, rl::debug_info_param info) {
+  if (q->m.try_lock(info)) return true;
+  bool give_up = rl::rand(2) == 1;
+  kshim_rwsem_row(info, "osq_lock: another spinner holds it; %s", give_up ? "gives up (need_resched)" : "waits its turn");
+  if (give_up) return false;
+  announce_blocking_lock();
+  q->m.lock(info);
+  return true;
+}
+#define osq_lock(q) ::krwsem::kshim_osq_lock((q), RL_INFO)
+#define osq_unlock(q) ((q)->m.unlock(RL_INFO))
+
 // struct rw_semaphore (include/linux/rwsem.h): count and wait_lock are the hand model's objects
 // (rw_semaphore::attach_kernel_rwsem), owner and wait_list the kernel code's own.
 struct rw_semaphore {
   atomic_long_t& count;
   atomic_long_t owner;
   raw_spinlock_t wait_lock;
+  optimistic_spin_queue osq;  // CONFIG_RWSEM_SPIN_ON_OWNER
   list_head wait_list;
   void* magic;  // CONFIG_DEBUG_RWSEMS
   const char* name;
@@ -218,26 +244,118 @@ struct rw_semaphore {
     // __init_rwsem: owner 0 (count is the hand model's, already RWSEM_UNLOCKED_VALUE).
     owner.store(0, rl::mo_relaxed, $);
     trace_name(&owner, "owner of %s", n);
+    trace_name(&osq.m, "osq of %s", n);
     trace_name(&wait_list, "wait_list of %s", n);
   }
 };
 #define RWSEM_UNLOCKED_VALUE 0L
 
 // include/linux/sched.h, kernel/sched/core.c: tasks and wake-ups are the model's (model/sched.hpp),
-// which follows the kernel's wake_q rules. Only TASK_UNINTERRUPTIBLE sleeps are modelled (the
-// scenarios use down_read / down_write), so no signal is ever pending.
+// which follows the kernel's wake_q rules. TASK_UNINTERRUPTIBLE and TASK_KILLABLE sleeps are
+// modelled; in a killable one a fatal signal may be pending at any check or end the sleep (an
+// explored choice, model/sched.hpp signal_pending_killable). TASK_INTERRUPTIBLE (other signals)
+// is not: a wait in that state is a check failure, so that it is never silently uninterruptible.
 #define current (::current_task())
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 1
 #define TASK_UNINTERRUPTIBLE 2
-#define TASK_KILLABLE (TASK_UNINTERRUPTIBLE | 256)
-#define signal_pending_state(state, p) ((void)(state), (void)(p), false)
+#define TASK_WAKEKILL 256
+#define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+inline bool kshim_signal_pending_state(int state, ::task_struct* p, rl::debug_info_param info) {
+  VM_CHECK(p == ::current_task(), "unmodelled", "signal_pending_state of another task");
+  if (state == TASK_UNINTERRUPTIBLE) return false;
+  VM_CHECK(state == TASK_KILLABLE, "unmodelled", "signal_pending_state(%d): only TASK_KILLABLE waits take signals here", state);
+  bool pending = ::signal_pending_killable(info);
+  kshim_rwsem_row(info, "signal_pending_state(TASK_KILLABLE): %s", pending ? "fatal signal pending" : "none");
+  return pending;
+}
+#define signal_pending_state(state, p) ::krwsem::kshim_signal_pending_state((state), (p), RL_INFO)
 #define rt_or_dl_task(p) ((void)(p), false)
-#define need_resched() false
+
+// Optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER=y). A spin loop's turn that finds sem->owner
+// as it was writes nothing: a later turn is the same step taken later, which the search already
+// explores by delaying the earlier one. So need_resched() (include/linux/sched.h: the scheduler
+// wants this CPU) is false at a task's first check in a stretch (a lock operation, from its
+// preempt_disable(), or the time since its last sleep) and true from then on: the writer decides
+// to spin (rwsem_can_spin_on_owner), spins on a writer owner for one look past the first and
+// stops, or makes one pass of rwsem_optimistic_spin's loop; a handoff spin after a wake-up gets
+// a fresh stretch. What this leaves out: a second pass of rwsem_optimistic_spin's loop (its
+// history, prev_owner_state, matters only for RT tasks, not modelled, and for the reader-owned
+// spin's time limit, checked on every 16th pass: sched_clock() > rspin_threshold, then
+// rwsem_set_nonspinnable); a bug only on those paths would be hidden.
+// owner_on_cpu(owner) (include/linux/sched.h: the owner runs and its vCPU is not preempted) is
+// an explored choice at every call: which task runs on a CPU is the scheduler's business, and
+// the model has no CPUs.
+constexpr int KSHIM_MAX_TASKS = 8;
+// Thread-private: each task reads and writes its own slot.
+inline bool kshim_resched_asked[KSHIM_MAX_TASKS];
+inline int kshim_spin_entries[KSHIM_MAX_TASKS];
+inline bool kshim_spin_relaxed[KSHIM_MAX_TASKS];
+inline int kshim_clock_reads[KSHIM_MAX_TASKS];
+inline unsigned long long kshim_clock[KSHIM_MAX_TASKS];
+inline int kshim_task_slot() {
+  unsigned t = rl::thread_index();
+  if (t >= (unsigned)KSHIM_MAX_TASKS) vm_fail("unmodelled", RL_INFO, "more than %d tasks spin", KSHIM_MAX_TASKS);
+  return (int)(t % KSHIM_MAX_TASKS);
+}
+// A new stretch: a lock operation starts (preempt_disable) or the task wakes up (schedule).
+inline void kshim_stretch_start() {
+  int t = kshim_task_slot();
+  kshim_resched_asked[t] = kshim_spin_relaxed[t] = false;
+  kshim_spin_entries[t] = 0;
+}
+inline bool kshim_need_resched(rl::debug_info_param info) {
+  int t = kshim_task_slot();
+  bool resched = kshim_resched_asked[t];
+  kshim_resched_asked[t] = true;
+  if (resched) kshim_rwsem_row(info, "need_resched(): true (the spin stops)");
+  return resched;
+}
+#define need_resched() ::krwsem::kshim_need_resched(RL_INFO)
+inline void kshim_cpu_relax(rl::debug_info_param info) {
+  kshim_spin_relaxed[kshim_task_slot()] = true;
+  kshim_rwsem_row(info, "cpu_relax()");
+}
+// lockdep_assert_preemption_disabled() opens rwsem_spin_on_owner, the one spin of rwsem.c. A
+// second entry in one stretch without cpu_relax() is the handoff spin-and-retry's next turn
+// (goto trylock_again), a loop need_resched() does not end: it is Relacy's spin-loop yield, so
+// that the retry's loads read no value older than what had been stored when it yielded (a retry
+// that re-reads a stale count forever is the memory model's, not the hardware's) and the others
+// have a turn before it runs again.
+inline void kshim_spin_entry(rl::debug_info_param info) {
+  int t = kshim_task_slot();
+  if (kshim_spin_entries[t]++ > 0 && !kshim_spin_relaxed[t]) {
+    kshim_rwsem_row(info, "rwsem_spin_on_owner again: the spin loop yields");
+    rl::yield(1, info);
+  }
+  kshim_spin_relaxed[t] = false;
+}
+#define cpu_relax() ::krwsem::kshim_cpu_relax(RL_INFO)
+#define barrier() __asm__ __volatile__("" : : : "memory")
+inline bool kshim_owner_on_cpu(::task_struct* owner, rl::debug_info_param info) {
+  bool on_cpu = rl::rand(2) == 1;
+  kshim_rwsem_row(info, "owner_on_cpu(task %d): %s", owner ? owner->pid : -1, on_cpu ? "running" : "not running");
+  return on_cpu;
+}
+#define owner_on_cpu(owner) ::krwsem::kshim_owner_on_cpu((owner), RL_INFO)
+// sched_clock(): a task's clock, 0 at its lock operation's start; each later reading stands still
+// or jumps a second (an explored choice), so that any comparison of two readings goes both ways.
+typedef unsigned long long u64;
+#define NSEC_PER_USEC 1000L
+inline u64 kshim_sched_clock(rl::debug_info_param info) {
+  int t = kshim_task_slot();
+  u64& c = kshim_clock[t];
+  if (kshim_clock_reads[t]++ > 0 && rl::rand(2) == 1) c += 1000000000ULL;
+  kshim_rwsem_row(info, "sched_clock(): %llu ns", c);
+  return c;
+}
+#define sched_clock() ::krwsem::kshim_sched_clock(RL_INFO)
 inline void kshim_set_current_state(int state, rl::debug_info_param info) {
-  VM_CHECK(state == TASK_UNINTERRUPTIBLE, "unmodelled", "set_current_state(%d): only TASK_UNINTERRUPTIBLE is modelled", state);
-  kshim_rwsem_row(info, "set_current_state(TASK_UNINTERRUPTIBLE)");
-  set_current_state_uninterruptible();
+  VM_CHECK(state == TASK_UNINTERRUPTIBLE || state == TASK_KILLABLE, "unmodelled",
+           "set_current_state(%d): only TASK_UNINTERRUPTIBLE and TASK_KILLABLE are modelled", state);
+  kshim_rwsem_row(info, state == TASK_KILLABLE ? "set_current_state(TASK_KILLABLE)" : "set_current_state(TASK_UNINTERRUPTIBLE)");
+  if (state == TASK_KILLABLE) set_current_state_killable();
+  else set_current_state_uninterruptible();
 }
 #define set_current_state(state) kshim_set_current_state((state), RL_INFO)
 // __set_current_state(TASK_RUNNING): the model's run state is reset by the next set_current_state.
@@ -245,6 +363,7 @@ inline void kshim_set_current_state(int state, rl::debug_info_param info) {
 inline void kshim_schedule(rl::debug_info_param info) {
   kshim_rwsem_row(info, "schedule()");
   ::schedule();
+  kshim_stretch_start();  // need_resched() answers false once more after each sleep
 }
 #define schedule_preempt_disabled() kshim_schedule(RL_INFO)
 #define DEFINE_WAKE_Q(name) ::wake_q_head name
@@ -281,9 +400,15 @@ inline bool kshim_time_after(rl::debug_info_param info) {
 
 // No-ops: preemption (the model has no preemption control: a task runs until it blocks or the
 // scheduler switches), lockdep beyond lockdep_assert_held, lock statistics and tracepoints.
-#define preempt_disable() ((void)0)
+// preempt_disable() starts each lock operation: a new stretch for need_resched(), the clock at 0.
+inline void kshim_preempt_disable() {
+  kshim_stretch_start();
+  kshim_clock[kshim_task_slot()] = 0;
+  kshim_clock_reads[kshim_task_slot()] = 0;
+}
+#define preempt_disable() ::krwsem::kshim_preempt_disable()
 #define preempt_enable() ((void)0)
-#define lockdep_assert_preemption_disabled() ((void)0)
+#define lockdep_assert_preemption_disabled() ::krwsem::kshim_spin_entry(RL_INFO)
 #define lockevent_inc(ev) ((void)0)
 #define lockevent_cond_inc(ev, c) ((void)(c))
 #define trace_contention_begin(lock, flags) ((void)0)

@@ -24,6 +24,13 @@ const kernel_rwsem_ops kshim_ops = {
     [](void* s) { __down_write(kshim_sem(s)); },
     [](void* s) { return (int)__down_write_trylock(kshim_sem(s)); },
     [](void* s) { __up_write(kshim_sem(s)); },
+#ifdef KSHIM_RWSEM_KILLABLE
+    [](void* s) { return __down_read_killable(kshim_sem(s)); },
+    [](void* s) { return __down_write_killable(kshim_sem(s)); },
+#else
+    nullptr,
+    nullptr,
+#endif
 };
 
 struct kshim_registrar {

@@ -109,7 +109,7 @@ TEST(Shards, MergeRules) {
 // merge refuses what is not the output of run --shard of this vmaverify.
 TEST(Shards, MergeRefusesForgedAndForeignResults) {
   const std::string dir = testing::TempDir();
-  BinaryRun part = run_vmaverify("run rwsem_two_writers --shard 0/1 --json --quiet > '" + dir + "whole.json'");
+  BinaryRun part = run_vmaverify("run rwsem_two_writers --search full --shard 0/1 --json --quiet > '" + dir + "whole.json'");
   ASSERT_EQ(part.status, 0) << part.err;
   BinaryRun merged = run_vmaverify("merge '" + dir + "whole.json'");
   EXPECT_EQ(merged.status, 0) << merged.err;  // run's own output, one shard of one
@@ -144,8 +144,8 @@ TEST(Shards, MergeRefusesForgedAndForeignResults) {
 
 // The command line: --jobs merges in-process, --shard writes what merge reads back.
 TEST(Shards, JobsShardAndMergeCommands) {
-  BinaryRun whole = run_vmaverify("run rwsem_reader_writer --json --quiet");
-  BinaryRun jobs = run_vmaverify("run rwsem_reader_writer --jobs 2 --json --quiet");
+  BinaryRun whole = run_vmaverify("run rwsem_reader_writer --search full --json --quiet");
+  BinaryRun jobs = run_vmaverify("run rwsem_reader_writer --search full --jobs 2 --json --quiet");
   ASSERT_EQ(whole.status, 0) << whole.err;
   ASSERT_EQ(jobs.status, 0) << jobs.err;
   auto iterations = [](const std::string& json) {
@@ -160,7 +160,7 @@ TEST(Shards, JobsShardAndMergeCommands) {
   std::string files;
   for (int i = 0; i < 3; i++) {
     const std::string f = testing::TempDir() + "shard" + std::to_string(i) + ".json";
-    BinaryRun part = run_vmaverify("run rwsem_reader_writer --shard " + std::to_string(i) + "/3 --json --quiet > '" + f + "'");
+    BinaryRun part = run_vmaverify("run rwsem_reader_writer --search full --shard " + std::to_string(i) + "/3 --json --quiet > '" + f + "'");
     ASSERT_EQ(part.status, 0) << part.err;
     files += " '" + f + "'";
   }

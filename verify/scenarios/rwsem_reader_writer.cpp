@@ -32,4 +32,4 @@ struct rwsem_reader_writer : scenario_base<rwsem_reader_writer, 2> {
 };
 
 VMAVERIFY_SCENARIO(rwsem_reader_writer, "rwsem_reader_writer",
-                   "faithful rw_semaphore: one writer and one reader, one lock round each", "full");
+                   "faithful rw_semaphore: one writer and one reader, one lock round each", "full+reduce");

@@ -23,4 +23,4 @@ struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
 };
 
 VMAVERIFY_SCENARIO(rwsem_two_writers, "rwsem_two_writers",
-                   "faithful rw_semaphore: two writers, down_write/increment/up_write each", "full");
+                   "faithful rw_semaphore: two writers, down_write/increment/up_write each", "full+reduce");
