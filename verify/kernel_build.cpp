@@ -273,18 +273,19 @@ std::string compile_errors(const std::string& log) {
 }
 
 // The model's files (model/ and model/kshim/), sorted: what the shim may include.
-std::vector<std::string> model_files() {
-  std::vector<std::string> files;
-  for (const char* sub : {"model", "model/kshim"}) {
-    DIR* d = opendir((std::string(KERNEL_SNAPSHOT_DIR) + "/" + sub).c_str());
-    if (!d) continue;
-    for (dirent* e; (e = readdir(d));)
-      if (e->d_name[0] != '.' && is_file(std::string(KERNEL_SNAPSHOT_DIR) + "/" + sub + "/" + e->d_name))
-        files.push_back(std::string(sub) + "/" + e->d_name);
-    closedir(d);
+// Every file under root (recursively), relative to it, sorted; dot files left out.
+void list_files(const std::string& root, const std::string& sub, std::vector<std::string>* files) {
+  DIR* d = opendir((root + (sub.empty() ? "" : "/" + sub)).c_str());
+  if (!d) return;
+  for (dirent* e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    const std::string rel = sub.empty() ? e->d_name : sub + "/" + e->d_name;
+    struct stat st;
+    if (lstat((root + "/" + rel).c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) list_files(root, rel, files);
+    else if (S_ISREG(st.st_mode)) files->push_back(rel);
   }
-  std::sort(files.begin(), files.end());
-  return files;
+  closedir(d);
 }
 
 // Failed builds are kept for reading their logs, the newest few only (they would pile up).
@@ -334,6 +335,27 @@ bool default_kernel_tree_available() {
 }
 
 static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress);
+
+std::string checker_cache_key(const std::vector<std::string>& units, const std::string& snapshot_root,
+                              const std::string& base_library, const std::string& toolchain) {
+  Hash h;
+  for (const std::string& g : units) {
+    std::string text;
+    read_file(g, &text);
+    h.add(g.substr(g.rfind('/')) + text);
+  }
+  std::vector<std::string> files;
+  list_files(snapshot_root, "", &files);
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    std::string text;
+    read_file(snapshot_root + "/" + f, &text);
+    h.add(f + "\n" + text);
+  }
+  h.add(base_library);
+  h.add(toolchain);
+  return h.hex();
+}
 
 KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
   struct sigaction stop = {}, old_int, old_term, old_hup;
@@ -453,24 +475,12 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     return b;
   }
 
-  // The cache key: the extracted code, the shim, the model it includes, the base library and the
-  // compiler command.
+  // The cache key: the extracted code, the snapshot (the shim, the model and proofs headers it
+  // includes, the extraction script), the base library and the compiler command.
   // Each part is there when the tree has its files (at least one is, or the extraction failed).
   std::vector<std::string> units;
   for (const std::string& g : {generated, generated_rwsem})
     if (is_file(g)) units.push_back(g);
-  Hash h;
-  for (const std::string& g : units) {
-    std::string text;
-    read_file(g, &text);
-    h.add(g.substr(g.rfind('/')) + text);
-  }
-  // Every model header the shim includes (the extracted code sees the model through it).
-  for (const std::string& f : model_files()) {
-    std::string text;
-    read_file(std::string(KERNEL_SNAPSHOT_DIR) + "/" + f, &text);
-    h.add(f + "\n" + text);
-  }
   // The base library, by content, and built from the same sources as this binary: a build
   // directory rebuilt from other sources while this binary runs would make a foreign checker.
   std::string base;
@@ -486,11 +496,12 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
               "): run the vmaverify of that build, or rebuild this one";
     return b;
   }
-  h.add(base);
   // A patched build counts which kernel lines run (gcov), to say which hunks the scenarios ran.
   const bool coverage = !patches.empty();
-  h.add(std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS + (coverage ? " --coverage -u __gcov_dump" : ""));
-  const std::string dir = cache_dir() + "/checker-" + h.hex();
+  const std::string key = checker_cache_key(
+      units, KERNEL_SNAPSHOT_DIR, base,
+      std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS + (coverage ? " --coverage -u __gcov_dump" : ""));
+  const std::string dir = cache_dir() + "/checker-" + key;
   b.checker = dir + "/vmaverify-kernel";
   if (is_file(b.checker) && access(b.checker.c_str(), X_OK) == 0) {
     b.cached = true;
@@ -531,7 +542,7 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
   }
   if (st != 0) {
     // Kept for reading: the log and the code it is about, outside the cache's keyed entries.
-    const std::string kept = cache_dir() + "/failed-" + h.hex();
+    const std::string kept = cache_dir() + "/failed-" + key;
     if (g_interrupted) {  // no failure to keep: the build was stopped
       remove_tree(work);
       return b;

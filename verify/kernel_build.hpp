@@ -22,6 +22,12 @@ struct KernelBuild {
 const char* default_kernel_tarball();
 bool default_kernel_tree_available();
 
+// The checker's key in the cache: a hash of the extracted translation units (their names and
+// text), every file under snapshot_root (the shim, the model and proofs headers, the extraction
+// script), the base library's bytes and the compiler command.
+std::string checker_cache_key(const std::vector<std::string>& units, const std::string& snapshot_root,
+                              const std::string& base_library, const std::string& toolchain);
+
 // tree empty: the default. Never throws; on failure error is set (exit 2). progress: say on
 // stderr when the slow steps (extracting the tarball, compiling) begin.
 KernelBuild build_kernel_checker(const std::string& tree, const std::vector<std::string>& patches, bool progress = false);
