@@ -159,12 +159,11 @@ int check(const KernelArgs& a) {
     RunOptions o;
     o.progress = !a.quiet;
     o.mutant = a.mutant;
-    // A teardown runs the tree's batch and free_pgtables; an rwsem scenario the tree's rwsem.c.
+    // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
+    // scenarios', and those of the teardowns under the faithful semaphore) the tree's rwsem.c.
     const bool rwsem = is_rwsem(*s);
-    if (rwsem)
-      g_kernel_rwsem = g_kernel_rwsem_linked;
-    else
-      g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
+    g_kernel_rwsem = g_kernel_rwsem_linked;
+    if (!rwsem) g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
     g_active_mutant_reached = false;
     Outcome out;
     out.r = run_scenario(*s, o, false);

@@ -136,19 +136,50 @@ inline void kshim_vm_warn_on_once(bool cond, const char* text, KSHIM_SITE) {
   if (cond) vm_fail("same mapping", rl::debug_info(caller, file, line), "VM_WARN_ON_ONCE(%s) at %s:%d", text, file, line);
 }
 
-// free_pgd_range (mm/memory.c, the model's: model/pgtable.hpp) and hugetlb_free_pgd_range
-// (free_pgd_range on x86-64), on the gather's mm.
+// free_pgd_range (mm/memory.c) and hugetlb_free_pgd_range (free_pgd_range on x86-64), on the
+// gather's mm: the tree's own when the extraction took free_pgd_range .. free_pte_range
+// (KSHIM_TREE_PGTABLES, over model/kshim/pgtable.h), else the model's (model/pgtable.hpp).
+inline void kshim_tree_or_model_free_pgd_range(struct mmu_gather* tlb, unsigned long addr, unsigned long end,
+                                               unsigned long floor, unsigned long ceiling) {
+#ifdef KSHIM_TREE_PGTABLES
+  kshim_freeing_tables() = &tlb->mm->pgtables;
+  kbody_free_pgd_range(tlb, addr, end, floor, ceiling);
+  kshim_freeing_tables() = nullptr;
+#else
+  free_pgd_range(tlb->mas, addr, end, floor, ceiling);
+#endif
+}
 inline void kshim_free_pgd_range(struct mmu_gather* tlb, unsigned long addr, unsigned long end, unsigned long floor,
                                  unsigned long ceiling, KSHIM_SITE) {
   kshim_row(caller, file, line, "calls free_pgd_range(%#lx, %#lx, floor %#lx, ceiling %#lx)", addr, end, floor, ceiling);
-  free_pgd_range(tlb->mas, addr, end, floor, ceiling);
+  kshim_tree_or_model_free_pgd_range(tlb, addr, end, floor, ceiling);
 }
 inline void kshim_hugetlb_free_pgd_range(struct mmu_gather* tlb, unsigned long addr, unsigned long end,
                                          unsigned long floor, unsigned long ceiling, KSHIM_SITE) {
   kshim_row(caller, file, line, "calls hugetlb_free_pgd_range(%#lx, %#lx, floor %#lx, ceiling %#lx)", addr, end, floor,
             ceiling);
-  hugetlb_free_pgd_range(tlb->mas, addr, end, floor, ceiling);
+  kshim_tree_or_model_free_pgd_range(tlb, addr, end, floor, ceiling);
 }
+
+#ifdef KSHIM_TREE_PGTABLES
+// pte_free_tlb, pmd_free_tlb, pud_free_tlb (include/asm-generic/tlb.h): clear the entry and free
+// the table it points to, in one step (model/kshim/pgtable.h); p4d_free_tlb: folded, nothing.
+inline void kshim_free_tlb(pt_level l, unsigned long addr, const char* what, KSHIM_SITE) {
+  kshim_row(caller, file, line, "%s: frees %s table %#lx", what, pt_level_name(l), pt_base(l, addr));
+  free_table(kshim_tables(), l, addr);
+}
+#define pte_free_tlb(tlb, pte, at) \
+  ((void)(tlb), (void)(at), kshim_free_tlb(PTE_TABLE, kshim_pmds::addr(pte), "pte_free_tlb", KSHIM_HERE))
+#define pmd_free_tlb(tlb, pmd, at) \
+  ((void)(tlb), (void)(at), kshim_free_tlb(PMD_TABLE, kshim_pmds::addr(pmd), "pmd_free_tlb", KSHIM_HERE))
+#define pud_free_tlb(tlb, pud, at) \
+  ((void)(tlb), (void)(at), kshim_free_tlb(PUD_TABLE, kshim_puds::addr(pud), "pud_free_tlb", KSHIM_HERE))
+#define p4d_free_tlb(tlb, p4d, at) ((void)(tlb), (void)(p4d), (void)(at))
+#define free_pte_range(tlb, pmd, addr) kbody_free_pte_range(tlb, pmd, addr)
+#define free_pmd_range(tlb, pud, addr, end, floor, ceiling) kbody_free_pmd_range(tlb, pud, addr, end, floor, ceiling)
+#define free_pud_range(tlb, p4d, addr, end, floor, ceiling) kbody_free_pud_range(tlb, p4d, addr, end, floor, ceiling)
+#define free_p4d_range(tlb, pgd, addr, end, floor, ceiling) kbody_free_p4d_range(tlb, pgd, addr, end, floor, ceiling)
+#endif
 
 #define unlink_file_vma_batch_init(vb) kshim_batch_init(vb, KSHIM_HERE)
 #define unlink_file_vma_batch_process(vb) kshim_batch_process(vb, KSHIM_HERE)

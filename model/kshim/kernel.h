@@ -31,4 +31,10 @@ using model_batch = unlink_vma_file_batch<vm_area_struct>;
 // batching, model/pgtable.hpp); the gather carries the maple-tree walk, which knows the mm.
 struct mmu_gather {
   ma_state* mas;
+  mm_struct* mm;  // tlb->mm
 };
+#include "model/kshim/pgtable.h"
+#define tlb_change_page_size(tlb, size) ((void)(tlb), (void)(size))
+#define mm_dec_nr_ptes(mm) ((void)(mm))
+#define mm_dec_nr_pmds(mm) ((void)(mm))
+#define mm_dec_nr_puds(mm) ((void)(mm))

@@ -7,7 +7,7 @@ inline void kshim_free_pgtables(ma_state* mas, vm_area_struct* vma, unsigned lon
   // A failed check ends an iteration wherever it is, even inside process: start clean.
   kshim_in_process() = 0;
   kshim_init_in_process() = false;
-  struct mmu_gather tlb{mas};
+  struct mmu_gather tlb{mas, mas->mm};
   kbody_free_pgtables(&tlb, mas, vma, floor, ceiling, mm_wr_locked);
 }
 
