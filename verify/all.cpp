@@ -1,4 +1,6 @@
 #include "verify/all.hpp"
+#include <unistd.h>
+#include <algorithm>
 
 #include "model/mutants.hpp"
 #include "verify/check_filter.hpp"
@@ -81,16 +83,22 @@ static CheckGroupRegistrar scenarios_group({"scenarios", &scenario_checks});
 static CheckGroupRegistrar baselines_group({"baselines", &baseline_checks});
 static CheckGroupRegistrar mutants_group({"mutants", &mutant_checks});
 
+// Two checks at a time on a machine of two cores or more: each is one search, single-threaded.
 void run_all_checks(bool progress, const OutcomeSink& sink, const std::function<bool(const std::string&)>& selected) {
+  std::vector<Check> checks;
+  std::vector<const char*> group_of;
   for (const CheckGroup& g : groups())
     for (const Check& c : g.checks(progress)) {
       if (selected && !selected(check_id(g.name, c.on_crash))) continue;
-      run_check_isolated(c, [&](const Outcome& o) {
-        Outcome tagged = o;
-        tagged.group = g.name;
-        sink(tagged);
-      });
+      checks.push_back(c);
+      group_of.push_back(g.name);
     }
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  run_checks_isolated(checks, (int)std::max(1L, std::min(cpus, 2L)), [&](size_t i, const Outcome& o) {
+    Outcome tagged = o;
+    tagged.group = group_of[i];
+    sink(tagged);
+  });
 }
 
 std::vector<std::string> all_check_ids() {

@@ -34,6 +34,10 @@ struct CheckGroupRegistrar {
 // Run c in a child process, passing each outcome to sink as it arrives; a child that crashes
 // or exits before reporting adds an outcome with result "error" saying how it died.
 void run_check_isolated(const Check& c, const OutcomeSink& sink);
+// The same for many checks, at most jobs child processes at a time; sink(i, outcome) gets check
+// i's outcomes in check order (a later check's wait until every earlier one is done).
+void run_checks_isolated(const std::vector<Check>& checks, int jobs,
+                         const std::function<void(size_t, const Outcome&)>& sink);
 
 // Run every group in registration order, each check isolated; each outcome goes to sink as
 // soon as it is known. Only the checks `selected` accepts by check_id (verify/check_filter.hpp), when given.

@@ -1,9 +1,14 @@
 // run_check_isolated: a check in a child process, so that a crash in one scenario or proof is
 // that check's error and every other check still runs and is reported.
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include "verify/all.hpp"
 
@@ -56,11 +61,23 @@ static std::string how_it_died(int status) {
   return "its process ended abnormally";
 }
 
-void run_check_isolated(const Check& c, const OutcomeSink& sink) {
+namespace {
+
+// One check's child process: its pipe, what it has written so far, and its outcomes.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string text;
+  bool finished = false;
+  std::vector<Outcome> outcomes;
+};
+
+// Fork the check's process; its outcomes come back one line each on the pipe, then "done".
+void start(const Check& c, Child* ch) {
   int fds[2];
   std::fflush(nullptr);  // nothing buffered is written twice
-  pid_t pid = pipe(fds) == 0 ? fork() : -1;
-  if (pid == 0) {
+  ch->pid = pipe(fds) == 0 ? fork() : -1;
+  if (ch->pid == 0) {
     close(fds[0]);
     FILE* out = fdopen(fds[1], "w");
     c.run([&](const Outcome& o) {
@@ -75,33 +92,93 @@ void run_check_isolated(const Check& c, const OutcomeSink& sink) {
 #endif
     _exit(0);
   }
-  Outcome died = c.on_crash;
-  died.as_expected = false;
-  died.r.result = "error";
-  died.r.kind = "crash";
-  if (pid < 0) {
+  if (ch->pid < 0) {
+    Outcome died = c.on_crash;
+    died.as_expected = false;
+    died.r.result = "error";
+    died.r.kind = "crash";
     died.r.message = std::string("cannot start its process: ") + std::strerror(errno);
-    sink(died);
+    ch->outcomes.push_back(died);
+    ch->finished = true;
     return;
   }
   close(fds[1]);
-  FILE* in = fdopen(fds[0], "r");
+  ch->fd = fds[0];
+}
+
+// The child closed its pipe: reap it and read its outcomes; a child that did not say "done"
+// and exit 0 died, which is the check's error.
+void finish(const Check& c, Child* ch) {
+  close(ch->fd);
+  ch->fd = -1;
+  int status = 0;
+  waitpid(ch->pid, &status, 0);
   bool done = false;
-  std::string line;
-  for (int ch; (ch = std::fgetc(in)) != EOF;) {
-    if (ch != '\n') {
-      line += (char)ch;
-      continue;
-    }
+  size_t from = 0;
+  for (size_t nl; (nl = ch->text.find('\n', from)) != std::string::npos; from = nl + 1) {
+    const std::string line = ch->text.substr(from, nl - from);
     Outcome o;
     if (line == "done") done = true;
-    else if (outcome_from_wire(line, &o)) sink(o);
-    line.clear();
+    else if (outcome_from_wire(line, &o)) ch->outcomes.push_back(o);
   }
-  std::fclose(in);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-  died.r.message = how_it_died(status);
-  sink(died);
+  if (!(done && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    Outcome died = c.on_crash;
+    died.as_expected = false;
+    died.r.result = "error";
+    died.r.kind = "crash";
+    died.r.message = how_it_died(status);
+    ch->outcomes.push_back(died);
+  }
+  ch->finished = true;
+}
+
+}  // namespace
+
+void run_checks_isolated(const std::vector<Check>& checks, int jobs,
+                         const std::function<void(size_t, const Outcome&)>& sink) {
+  std::vector<Child> children(checks.size());
+  size_t next = 0, reported = 0;
+  int running = 0;
+  jobs = std::max(1, jobs);
+  while (reported < checks.size()) {
+    while (running < jobs && next < checks.size()) {
+      start(checks[next], &children[next]);
+      if (!children[next].finished) running++;
+      next++;
+    }
+    // Hand over, in check order, what the finished checks said.
+    while (reported < next && children[reported].finished) {
+      for (const Outcome& o : children[reported].outcomes) sink(reported, o);
+      children[reported] = Child{};
+      reported++;
+    }
+    if (running == 0) continue;
+    std::vector<pollfd> fds;
+    std::vector<size_t> who;
+    for (size_t i = reported; i < next; i++)
+      if (children[i].fd >= 0) {
+        fds.push_back({children[i].fd, POLLIN, 0});
+        who.push_back(i);
+      }
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      for (size_t k = 0; k < who.size(); k++) fds[k].revents = POLLIN;  // read each: blocks until it says something
+    }
+    for (size_t k = 0; k < who.size(); k++) {
+      if (!fds[k].revents) continue;
+      Child& ch = children[who[k]];
+      char buf[4096];
+      const ssize_t n = read(ch.fd, buf, sizeof buf);
+      if (n > 0) {
+        ch.text.append(buf, (size_t)n);
+      } else if (n == 0 || errno != EINTR) {
+        finish(checks[who[k]], &ch);
+        running--;
+      }
+    }
+  }
+}
+
+void run_check_isolated(const Check& c, const OutcomeSink& sink) {
+  run_checks_isolated({c}, 1, [&](size_t, const Outcome& o) { sink(o); });
 }

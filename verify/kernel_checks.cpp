@@ -19,6 +19,9 @@ namespace {
 // the kernel's code: `vmaverify kernel` runs them.
 const char* const kRwsemScenariosInAll[] = {"rwsem_two_writers", "rwsem_reader_writer", "rwsem_handoff",
                                             "rwsem_stale_wakeup"};
+// The teardown under the faithful semaphore with three tasks: on the tree's rwsem.c (optimistic
+// spinning on) its search takes many minutes; `vmaverify kernel rwsem_teardown_walker_mmap` runs it.
+const std::string kTeardownNotInAll = "rwsem_teardown_walker_mmap";
 
 Outcome kernel_outcome(const std::string& scenario) {
   Outcome o;
@@ -104,7 +107,8 @@ void run_kernel_checks(const OutcomeSink& sink) {
   // kernel": no longer reproduced, cause not found, so the precaution stays).
   std::vector<std::string> teardowns, reduced;
   for (const Scenario& s : all_scenarios())
-    if (s.figures) (s.search.find("reduce") != std::string::npos ? reduced : teardowns).push_back(s.name);
+    if (s.figures && s.name != kTeardownNotInAll)
+      (s.search.find("reduce") != std::string::npos ? reduced : teardowns).push_back(s.name);
   run_checker(b, teardowns, sink);
   for (const std::string& s : reduced) run_checker(b, {s}, sink);
   // Each rwsem scenario in a process of its own: in one process, the hand model's
