@@ -412,6 +412,24 @@ TEST(Kernel, FailedBuildsDoNotPileUp) {
   EXPECT_EQ(n, 5);
 }
 
+// Built checkers do not pile up either: the sixteen used last stay.
+TEST(Kernel, BuiltCheckersDoNotPileUp) {
+  const std::string cache = std::string(VMAVERIFY_ARTIFACTS) + "/../kernel-cache";
+  for (int i = 0; i < 20; i++)
+    std::system(("mkdir -p '" + cache + "/checker-old" + std::to_string(i) + "' && touch -d '2020-01-01' '" + cache +
+                 "/checker-old" + std::to_string(i) + "'").c_str());
+  std::string t = small_tree("one_more_checker",
+                             std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"), "vb->count = 0; /* 16 */"));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --quiet teardown_two_files");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  FILE* p = popen(("ls -d '" + cache + "'/checker-* | wc -l").c_str(), "r");
+  int n = -1;
+  ASSERT_EQ(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  EXPECT_EQ(n, 16);
+  EXPECT_NE(system(("test -d '" + cache + "/checker-old0'").c_str()), 0) << "the oldest went first";
+}
+
 // SIGINT while the checker compiles: the compiler is stopped, the scratch trees are removed,
 // and vmaverify ends by the signal.
 TEST(Kernel, AnInterruptedBuildLeavesNoScratchBehind) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
@@ -288,20 +289,24 @@ void list_files(const std::string& root, const std::string& sub, std::vector<std
   closedir(d);
 }
 
-// Failed builds are kept for reading their logs, the newest few only (they would pile up).
-void prune_failed_builds(const std::string& keep) {
-  std::vector<std::pair<time_t, std::string>> failed;
+// Keep the cache from piling up: of the entries named prefix*, all but the newest `most` (by
+// modification time; `keep`, the one in use, always stays) are removed. Failed builds are
+// kept for reading their logs (the newest five), checkers for reuse (the sixteen used last: a
+// cache hit touches its entry).
+void prune_cache(const char* prefix, const std::string& keep, size_t most) {
+  std::vector<std::pair<time_t, std::string>> found;
   DIR* d = opendir(cache_dir().c_str());
   if (!d) return;
   for (dirent* e; (e = readdir(d));) {
     const std::string path = cache_dir() + "/" + e->d_name;
     struct stat st;
-    if (std::strncmp(e->d_name, "failed-", 7) == 0 && path != keep && lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      failed.push_back({st.st_mtime, path});
+    if (std::strncmp(e->d_name, prefix, std::strlen(prefix)) == 0 && path != keep && lstat(path.c_str(), &st) == 0 &&
+        S_ISDIR(st.st_mode))
+      found.push_back({st.st_mtime, path});
   }
   closedir(d);
-  std::sort(failed.rbegin(), failed.rend());
-  for (size_t i = 4; i < failed.size(); i++) remove_tree(failed[i].second);  // with `keep`, five
+  std::sort(found.rbegin(), found.rend());
+  for (size_t i = most - 1; i < found.size(); i++) remove_tree(found[i].second);  // with `keep`, `most`
 }
 
 // A hunk that applied at an offset or with fuzz is applied, but not as written: said on stderr.
@@ -505,6 +510,7 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
   b.checker = dir + "/vmaverify-kernel";
   if (is_file(b.checker) && access(b.checker.c_str(), X_OK) == 0) {
     b.cached = true;
+    utimes(dir.c_str(), nullptr);  // used now: the last to go when the cache is pruned
     return b;
   }
 
@@ -549,7 +555,7 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     }
     remove_tree(kept);
     rename(work.c_str(), kept.c_str());
-    prune_failed_builds(kept);
+    prune_cache("failed-", kept, 5);
     std::string log_text;
     read_file(kept + "/compile.log", &log_text);
     b.error = name + (patches.empty() ? "" : " (patched)") +
@@ -562,7 +568,9 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
   if (!is_file(b.checker)) {
     b.error = "cannot move the checker into " + dir + ": " + std::strerror(errno);
     b.checker.clear();
+    return b;
   }
+  prune_cache("checker-", dir, 16);
   return b;
 }
 
