@@ -72,6 +72,16 @@ struct Child {
   std::vector<Outcome> outcomes;
 };
 
+// The check's error when its process could not start or died before saying it was done.
+Outcome crashed(const Check& c, const std::string& why) {
+  Outcome died = c.on_crash;
+  died.as_expected = false;
+  died.r.result = "error";
+  died.r.kind = "crash";
+  died.r.message = why;
+  return died;
+}
+
 // Fork the check's process; its outcomes come back one line each on the pipe, then "done".
 void start(const Check& c, Child* ch) {
   int fds[2];
@@ -93,12 +103,7 @@ void start(const Check& c, Child* ch) {
     _exit(0);
   }
   if (ch->pid < 0) {
-    Outcome died = c.on_crash;
-    died.as_expected = false;
-    died.r.result = "error";
-    died.r.kind = "crash";
-    died.r.message = std::string("cannot start its process: ") + std::strerror(errno);
-    ch->outcomes.push_back(died);
+    ch->outcomes.push_back(crashed(c, std::string("cannot start its process: ") + std::strerror(errno)));
     ch->finished = true;
     return;
   }
@@ -121,14 +126,7 @@ void finish(const Check& c, Child* ch) {
     if (line == "done") done = true;
     else if (outcome_from_wire(line, &o)) ch->outcomes.push_back(o);
   }
-  if (!(done && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    Outcome died = c.on_crash;
-    died.as_expected = false;
-    died.r.result = "error";
-    died.r.kind = "crash";
-    died.r.message = how_it_died(status);
-    ch->outcomes.push_back(died);
-  }
+  if (!(done && WIFEXITED(status) && WEXITSTATUS(status) == 0)) ch->outcomes.push_back(crashed(c, how_it_died(status)));
   ch->finished = true;
 }
 
