@@ -1,6 +1,7 @@
 // The prover's entry points, and the bookkeeping of "; assumes:" so that a proof relying
 // on another spec is only as good as that spec.
 #include "proofs/prover.hpp"
+#include "proofs/spec_file.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -31,11 +32,15 @@ std::string specs_dir() {
 }
 
 std::vector<std::string> default_spec_files() {
+  // Once the spec files are frozen (freeze_spec_files), the list as it was last read.
+  static std::vector<std::string> frozen;
+  if (spec_files_frozen()) return frozen;
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(specs_dir(), ec))
     if (e.path().extension() == ".smt2") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
+  frozen = files;
   return files;
 }
 

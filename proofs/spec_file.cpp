@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include "proofs/spec_syntax.hpp"
@@ -18,7 +19,37 @@ static std::string located(const Spec& s, int line, const std::string& msg) {
   return s.path + ":" + std::to_string(line) + ": " + msg;
 }
 
+namespace {
+struct FrozenSpec {
+  bool ok;
+  Spec spec;
+  std::string error;
+};
+std::map<std::string, FrozenSpec>* g_frozen = nullptr;
+}  // namespace
+
+void freeze_spec_files(const std::vector<std::string>& paths) {
+  auto* frozen = new std::map<std::string, FrozenSpec>;
+  for (const std::string& p : paths) {
+    FrozenSpec f;
+    f.ok = load_spec(p, &f.spec, &f.error);
+    (*frozen)[p] = f;
+  }
+  g_frozen = frozen;
+}
+bool spec_files_frozen() { return g_frozen != nullptr; }
+
 bool load_spec(const std::string& path, Spec* out, std::string* error) {
+  if (g_frozen) {
+    const auto it = g_frozen->find(path);
+    if (it == g_frozen->end()) {
+      *error = path + ": cannot read spec file";
+      return false;
+    }
+    if (!it->second.ok) *error = it->second.error;
+    else *out = it->second.spec;
+    return it->second.ok;
+  }
   Spec s;
   s.path = path;
   s.name = base_name(path);

@@ -16,6 +16,11 @@ struct Spec {
 // False with *error ("PATH:LINE: message") when the file cannot be read or its header is malformed.
 // Limits: kMaxSpecBytes, kMaxSpecDepth, kMaxTraceLength (spec_syntax.hpp).
 bool load_spec(const std::string& path, Spec* out, std::string* error);
+// From now on, load_spec answers for these files (and only these) from their text as it is now,
+// without touching the file system: for a process that may not open files (the kernel checker's
+// contained child, verify/kernel_sandbox.hpp). Other paths give "cannot read spec file".
+void freeze_spec_files(const std::vector<std::string>& paths);
+bool spec_files_frozen();
 // The same from the file's text.
 bool spec_from_text(const std::string& path, const std::string& text, Spec* out, std::string* error);
 

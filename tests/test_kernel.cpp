@@ -477,6 +477,25 @@ TEST(Kernel, APatchThatReachesTheSystemIsRefused) {
       << r.err;
 }
 
+// What the poisoned names miss (remove() is not one of them) the syscall filter stops: the
+// scenarios run in a child that may not open, unlink, exec or fork; the checker names the call.
+TEST(Kernel, APatchThatSlipsPastThePoisonIsContained) {
+  const std::string victim = ::testing::TempDir() + "vmaverify_contained_victim";
+  std::ofstream(victim) << "keep me\n";
+  const std::string init = "vb->count = 0;";
+  std::string t = small_tree("calls_remove");
+  std::string patch = make_patch(t, "mm/vma.c",
+                                 std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"),
+                                                    "remove(\"" + victim + "\"); " + init));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet teardown_two_files");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(made the system call unlink\w* \(\d+\), which the checker forbids)")))
+      << r.out << r.err;
+  struct stat st;
+  EXPECT_EQ(stat(victim.c_str(), &st), 0) << "the patched code removed " << victim;
+  EXPECT_EQ(r.out.find("verified"), std::string::npos) << r.out;
+}
+
 TEST(Kernel, RealTreeVerifiesAndBuggyPatchesAreCaughtAtKernelLines) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
   BinaryRun r = run_vmaverify("kernel --quiet --agree teardown_batch_overflow teardown_vs_rmap_walk teardown_hugetlb");

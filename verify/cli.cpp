@@ -6,6 +6,7 @@
 #include <exception>
 #include <CLI/CLI.hpp>
 #include "verify/json_out.hpp"
+#include "verify/result.hpp"
 
 static std::vector<Command>& commands() {
   static std::vector<Command> list;
@@ -98,4 +99,16 @@ int command_line(int argc, const char* const* argv, bool run) {
     }
   }
   return usage_error("a command is required: " + command_names());
+}
+
+// The search forms are the model's (also read from scenario tables and traces): SearchSpec
+// parses them, CLI11 reports its error against the option.
+CLI::Validator search_form() {
+  return CLI::Validator(
+      [](std::string& v) {
+        SearchSpec s;
+        std::string err;
+        return SearchSpec::parse(v, &s, &err) ? std::string() : err;
+      },
+      "", "search");
 }

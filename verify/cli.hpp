@@ -7,6 +7,7 @@
 namespace CLI {
 class App;
 class Option;
+class Validator;
 }  // namespace CLI
 
 // Exit statuses of the command-line contract.
@@ -42,3 +43,5 @@ CLI::Option* only_known(CLI::Option* opt, const std::string& what, std::function
 int usage_error(const std::string& message);
 // VALUE quoted and escaped as a JSON string, shortened: for echoing untrusted input in one line.
 std::string shown(const std::string& value);
+// --search's check: full, full+reduce, bound:N or random:N (SearchSpec::parse's error otherwise).
+CLI::Validator search_form();

@@ -4,11 +4,13 @@
 // checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
 // runs this same command, explores.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <fstream>
 #include <set>
@@ -19,10 +21,15 @@
 #include "model/kernel_rwsem.hpp"
 #include "model/kernel_source.hpp"
 #include "model/mutants.hpp"
+#include "proofs/prover.hpp"
+#include "proofs/spec_file.hpp"
+#include "verify/all.hpp"
 #include "verify/cli.hpp"
 #include "verify/json_out.hpp"
 #include "verify/junit.hpp"
 #include "verify/kernel_build.hpp"
+#include "verify/kernel_coverage.hpp"
+#include "verify/kernel_sandbox.hpp"
 #include "verify/result_output.hpp"
 #include "verify/safe_write.hpp"
 #include "verify/scenario.hpp"
@@ -31,9 +38,10 @@
 namespace {
 
 struct KernelArgs {
-  std::string tree, trace, junit, mutant = "none";
+  std::string tree, trace, junit, mutant = "none", search, exceptions;
   std::vector<std::string> patches, scenarios;
-  bool agree = false, json = false, quiet = false;
+  long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  bool agree = false, json = false, quiet = false, coverage = false;
 };
 
 // The scenarios whose threads run free_pgtables: those with a layout's lock figures.
@@ -78,7 +86,8 @@ std::string only_in(const StateSet& a, const StateSet& b) {
 // In the checker, after the scenarios: each hunk of each patch against what the checker compiled
 // and what the scenarios executed. A verdict covers only code that ran: any hunk that did not
 // makes the outcome `incomplete`, each such hunk named.
-Outcome patched_hunks_outcome(const KernelArgs& a, Json* hunks_json) {
+// counts: the kernel lines' execution counts, null when not measured (why says why).
+Outcome patched_hunks_outcome(const KernelArgs& a, const LineCounts* counts, const std::string& why, Json* hunks_json) {
   Outcome out;
   out.r.scenario = "patched hunks";
   out.r.variant = "kernel";
@@ -92,14 +101,12 @@ Outcome patched_hunks_outcome(const KernelArgs& a, Json* hunks_json) {
     for (const PatchHunk& h : parse_patch_hunks(p, text.str())) hunks.push_back(h);
   }
   const KernelLines compiled = compiled_kernel_lines(kernel_generated_sources());
-  LineCounts counts;
-  std::string why;
-  const bool measured = measure_kernel_lines(&counts, &why);
+  const bool measured = counts != nullptr;
   int ran = 0;
   std::vector<std::string> missing;
   *hunks_json = Json::array();
   for (const PatchHunk& h : hunks) {
-    const HunkCoverage c = classify_hunk(h, compiled, measured ? &counts : nullptr);
+    const HunkCoverage c = classify_hunk(h, compiled, counts);
     const std::string text = hunk_text(h, c);
     if (hunk_leaves_incomplete(c)) missing.push_back(text);
     else ran++;
@@ -120,6 +127,208 @@ Outcome patched_hunks_outcome(const KernelArgs& a, Json* hunks_json) {
   }
   out.as_expected = out.r.result == "verified";
   return out;
+}
+
+// In the checker, after the scenarios (--coverage): the line and branch coverage of the tree's
+// code they ran, against the exceptions file. Every line and branch reached or excepted is
+// `verified`; a gap outside the exceptions, or an exception that matches no gap while every
+// scenario ran, is a failure (exit 1), as with vmaverify coverage.
+Outcome coverage_outcome(const KernelArgs& a, const std::string* gcov_json, const std::string& why,
+                         std::vector<CoverageException>* exceptions, Json* report_json) {
+  Outcome out;
+  out.r.scenario = "kernel coverage";
+  out.r.variant = "kernel";
+  out.r.search = "line and branch coverage";
+  out.expected = "verified";
+  out.r.iterations = 0;
+  CoverageReport r;
+  std::string err = gcov_json ? "" : why;
+  if (gcov_json && !kernel_coverage_report(*gcov_json, kernel_generated_sources(), exceptions, &r, &err)) {}
+  if (!err.empty()) {
+    out.r.result = "error";
+    out.r.kind = "coverage not measured";
+    out.r.message = err;
+    return out;
+  }
+  const bool every_scenario = a.scenarios.empty();
+  int stale = 0;
+  for (const CoverageException& x : *exceptions) stale += every_scenario && !x.used;
+  int lines = 0, lines_run = 0, branches = 0, taken = 0;
+  Json functions = Json::array(), gaps = Json::array();
+  for (const FunctionCoverage& f : r.functions) {
+    lines += f.lines, lines_run += f.lines_run, branches += f.branches, taken += f.branches_taken;
+    functions.push_back({{"file", f.file}, {"function", f.name}, {"lines", f.lines}, {"lines_run", f.lines_run},
+                         {"branches", f.branches}, {"branches_taken", f.branches_taken}});
+  }
+  for (const CoverageGap& g : r.gaps)
+    gaps.push_back({{"file", g.file}, {"line", g.line}, {"function", g.function}, {"code", g.code},
+                    {"branches", g.branches}, {"branches_taken", g.branches_taken},
+                    {"excepted", g.excepted ? g.excepted->reason : ""}});
+  *report_json = {{"functions", functions}, {"gaps", gaps}, {"text", coverage_text(r, *exceptions)}};
+  char figures[200];
+  std::snprintf(figures, sizeof figures, "lines %d/%d, branches %d/%d of %zu functions from the tree; ", lines_run, lines,
+                taken, branches, r.functions.size());
+  const int unexcepted = r.unexcepted_gaps();
+  out.r.result = unexcepted || stale ? "counterexample" : "verified";
+  out.r.kind = unexcepted || stale ? "coverage gap" : "";
+  out.r.message = figures + std::to_string(unexcepted) + " gaps outside the exceptions" +
+                  (every_scenario ? ", " + std::to_string(stale) + " stale exceptions"
+                                  : " (stale exceptions not judged: a subset of the scenarios ran)");
+  out.as_expected = out.r.result == "verified";
+  return out;
+}
+
+struct ScenarioOutcome {
+  Outcome out;
+  std::string agreement;
+};
+
+// In the contained child: one scenario on the kernel's code, and with --agree on the hand model
+// too; its outcome and, with --agree, what the comparison found.
+ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
+  RunOptions o;
+  o.progress = !a.quiet;
+  o.mutant = a.mutant;
+  o.budget = (uint64_t)a.budget;
+  if (!a.search.empty()) SearchSpec::parse(a.search, &o.search, nullptr);  // validated while parsing
+  // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
+  // scenarios', and those of the teardowns under the faithful semaphore) the tree's rwsem.c.
+  const bool rwsem = is_rwsem(*s);
+  g_kernel_rwsem = g_kernel_rwsem_linked;
+  if (!rwsem) g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
+  g_active_mutant_reached = false;
+  Outcome out;
+  out.r = run_scenario(*s, o, !a.search.empty());
+  const StateSet kernel_states = explored_states();
+  g_kernel_free_pgtables = nullptr;
+  g_kernel_rwsem = nullptr;
+  out.r.variant = "kernel";
+  if (a.mutant != "none" && !g_active_mutant_reached) {
+    // A switch in the hand model's batch or free_pgtables is not in the kernel's code: a
+    // verdict without it would be a verdict on nothing seeded.
+    out.r.result = "error";
+    out.r.kind = "mutant not reached";
+    out.r.message = "mutant " + a.mutant + " was never reached: its switch is in code taken from the tree (a --patch "
+                    "seeds a bug there) or outside what " + s->name + " runs";
+  }
+  out.expected = "verified";
+  out.as_expected = out.r.result == "verified";
+  std::string agreement;
+  if (a.agree) {
+    RunResult hand = run_scenario(*s, o, !a.search.empty());
+    const StateSet hand_states = explored_states();
+    const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
+    out.expected = "verified, agreeing with the hand model";
+    const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
+    if (agrees && rwsem) {
+      agreement = "agrees with the hand model: same verdict";
+    } else if (agrees) {
+      agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
+    } else {
+      agreement = "disagrees with the hand model: hand model " + hand.result + (hand.kind.empty() ? "" : " (" + hand.kind + ")") +
+                  " with " + std::to_string(hand_states.size()) + " batch states, kernel code " + out.r.result +
+                  (out.r.kind.empty() ? "" : " (" + out.r.kind + ")") + " with " + std::to_string(kernel_states.size()) +
+                  (only_hand.empty() ? "" : "; only the hand model reached " + only_hand) +
+                  (only_kernel.empty() ? "" : "; only the kernel code reached " + only_kernel);
+      out.as_expected = false;
+      if (out.r.result == "verified") {
+        out.r.result = "counterexample";
+        out.r.kind = "disagreement";
+        out.r.message = agreement;
+      }
+    }
+  }
+  return {out, agreement};
+}
+
+void write_all(int fd, const std::string& text) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0 && errno != EINTR) return;
+    if (n > 0) done += (size_t)n;
+  }
+}
+
+std::string hex(const std::string& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string h;
+  for (unsigned char c : bytes) h += digits[c >> 4], h += digits[c & 15];
+  return h;
+}
+std::string unhex(const std::string& h) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < h.size(); i += 2) bytes += (char)std::stoi(h.substr(i, 2), nullptr, 16);
+  return bytes;
+}
+
+// Run the scenarios in a child process under the syscall filter (verify/kernel_sandbox.hpp),
+// each outcome handed to `sink` as it arrives; with count_lines the child hands over its gcov
+// counters at the end. Returns "" when every scenario ran, otherwise what stopped the child.
+std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*>& chosen, bool count_lines,
+                          std::vector<GcdaFile>* gcda, const std::function<void(Outcome, const std::string&)>& sink) {
+  // What the child would otherwise read from files: the spec files every explored batch state
+  // is checked against (and the Z3 checker built from them), and the binary's hash for traces.
+  freeze_spec_files(default_spec_files());
+  std::string spec, why;
+  check_states_against_specs({}, default_spec_files(), &spec, &why);
+  current_origin();
+  int fds[2];
+  if (pipe(fds) != 0) return std::string("could not start: ") + std::strerror(errno);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return std::string("could not start: ") + std::strerror(errno);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string why;
+    if (!enter_kernel_sandbox({}, fds[1], &why)) {
+      write_all(fds[1], "refused " + why + "\n");
+      _exit(1);
+    }
+    for (const Scenario* s : chosen) {
+      const ScenarioOutcome r = run_one(a, s);
+      write_all(fds[1], json_line(Json{{"agreement", r.agreement}, {"outcome", outcome_wire(r.out)}}) + "\n");
+    }
+    if (count_lines)
+      for (const GcdaFile& f : kernel_gcda_files()) write_all(fds[1], json_line(Json{{"gcda", f.name}, {"bytes", hex(f.bytes)}}) + "\n");
+    write_all(fds[1], "done\n");
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text, refused;
+  bool done = false;
+  int forbidden = -1;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    text.append(buf, (size_t)n);
+    for (size_t nl; (nl = text.find('\n')) != std::string::npos; text.erase(0, nl + 1)) {
+      const std::string line = text.substr(0, nl);
+      if (line == "done") done = true;
+      else if (line.rfind("forbidden ", 0) == 0) forbidden = std::atoi(line.c_str() + 10);
+      else if (line.rfind("refused ", 0) == 0) refused = line.substr(8);
+      else {
+        const Json j = Json::parse(line, nullptr, false);
+        Outcome o;
+        if (j.contains("gcda")) gcda->push_back({j["gcda"].get<std::string>(), unhex(j["bytes"].get<std::string>())});
+        else if (j.contains("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o))
+          sink(o, j.value("agreement", ""));
+      }
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (forbidden >= 0)
+    return "made the system call " + syscall_name(forbidden) + ", which the checker forbids (code from a tree or a "
+           "patch may compute, not reach the system); stopped";
+  if (!refused.empty()) return "could not be contained: " + refused;
+  if (WIFSIGNALED(status)) return std::string("crashed: signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "ended with status " + std::to_string(WEXITSTATUS(status)) + " before every scenario ran";
 }
 
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
@@ -147,6 +356,13 @@ int check(const KernelArgs& a) {
         if (is_teardown(s) && g_kernel_free_pgtables_linked && (s.search.find("reduce") != std::string::npos) == reduced)
           chosen.push_back(&s);
   }
+  std::vector<CoverageException> exceptions;
+  if (a.coverage) {
+    std::string err;
+    const std::string file = a.exceptions.empty() ? default_kernel_coverage_exceptions() : a.exceptions;
+    if (!read_kernel_coverage_exceptions(file, kernel_generated_sources(), &exceptions, &err))
+      return usage_error("kernel: --exceptions: " + err);
+  }
   std::string files = g_kernel_free_pgtables_linked ? g_kernel_source_files : "";
   if (g_kernel_rwsem_linked) files += (files.empty() ? "" : ", ") + std::string(g_kernel_rwsem_source_file);
   if (!a.quiet && !a.json)
@@ -155,57 +371,9 @@ int check(const KernelArgs& a) {
   std::vector<Outcome> outcomes;
   bool trace_written = false;
   int worst = EXIT_VERIFIED;
-  for (const Scenario* s : chosen) {
-    RunOptions o;
-    o.progress = !a.quiet;
-    o.mutant = a.mutant;
-    // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
-    // scenarios', and those of the teardowns under the faithful semaphore) the tree's rwsem.c.
-    const bool rwsem = is_rwsem(*s);
-    g_kernel_rwsem = g_kernel_rwsem_linked;
-    if (!rwsem) g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
-    g_active_mutant_reached = false;
-    Outcome out;
-    out.r = run_scenario(*s, o, false);
-    const StateSet kernel_states = explored_states();
-    g_kernel_free_pgtables = nullptr;
-    g_kernel_rwsem = nullptr;
-    out.r.variant = "kernel";
-    if (a.mutant != "none" && !g_active_mutant_reached) {
-      // A switch in the hand model's batch or free_pgtables is not in the kernel's code: a
-      // verdict without it would be a verdict on nothing seeded.
-      out.r.result = "error";
-      out.r.kind = "mutant not reached";
-      out.r.message = "mutant " + a.mutant + " was never reached: its switch is in code taken from the tree (a --patch "
-                      "seeds a bug there) or outside what " + s->name + " runs";
-    }
-    out.expected = "verified";
-    out.as_expected = out.r.result == "verified";
-    std::string agreement;
-    if (a.agree) {
-      RunResult hand = run_scenario(*s, o, false);
-      const StateSet hand_states = explored_states();
-      const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
-      out.expected = "verified, agreeing with the hand model";
-      const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
-      if (agrees && rwsem) {
-        agreement = "agrees with the hand model: same verdict";
-      } else if (agrees) {
-        agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
-      } else {
-        agreement = "disagrees with the hand model: hand model " + hand.result + (hand.kind.empty() ? "" : " (" + hand.kind + ")") +
-                    " with " + std::to_string(hand_states.size()) + " batch states, kernel code " + out.r.result +
-                    (out.r.kind.empty() ? "" : " (" + out.r.kind + ")") + " with " + std::to_string(kernel_states.size()) +
-                    (only_hand.empty() ? "" : "; only the hand model reached " + only_hand) +
-                    (only_kernel.empty() ? "" : "; only the kernel code reached " + only_kernel);
-        out.as_expected = false;
-        if (out.r.result == "verified") {
-          out.r.result = "counterexample";
-          out.r.kind = "disagreement";
-          out.r.message = agreement;
-        }
-      }
-    }
+  std::vector<GcdaFile> gcda;
+  const bool count_lines = !a.patches.empty() || a.coverage;
+  const std::string stopped = run_contained(a, chosen, count_lines, &gcda, [&](Outcome out, const std::string& agreement) {
     std::string trace;
     if (!a.trace.empty() && !trace_written && !out.r.state.empty()) {
       std::string err;
@@ -228,10 +396,50 @@ int check(const KernelArgs& a) {
     if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE) || (st == EXIT_INCOMPLETE && worst == EXIT_VERIFIED))
       worst = st;
     outcomes.push_back(out);
+  });
+  if (!stopped.empty()) {
+    // No verdict: the code under check stopped before every scenario ran (a forbidden call, a
+    // crash). The scenarios it finished are reported above.
+    Outcome out;
+    out.r.scenario = "kernel";
+    out.r.variant = "kernel";
+    out.r.result = "error";
+    out.r.kind = stopped.rfind("made the system call", 0) == 0 ? "forbidden system call" : "crash";
+    out.r.message = "the checked code " + stopped;
+    out.expected = "verified";
+    if (a.json) std::printf("%s\n", json_line(outcome_json(out, "")).c_str());
+    else std::printf("FAIL %s\n", result_text(out.r).c_str());
+    std::fflush(stdout);
+    worst = EXIT_USAGE;
+    outcomes.push_back(out);
+  }
+  // The counters, read once (a process dumps its gcov counters once).
+  std::string gcov_json, why;
+  const bool measured = count_lines && stopped.empty() && read_kernel_counters(gcda, &gcov_json, &why);
+  if (count_lines && !stopped.empty()) why = "the checked code stopped before its counters were handed over";
+  if (a.coverage) {
+    Json report;
+    Outcome out = coverage_outcome(a, measured ? &gcov_json : nullptr, why, &exceptions, &report);
+    if (a.json) {
+      Json j = outcome_json(out, "");
+      j["functions"] = report.value("functions", Json::array());
+      j["gaps"] = report.value("gaps", Json::array());
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      std::printf("%s", report.value("text", "").c_str());
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    const int st = out.r.result == "error" ? EXIT_USAGE : out.as_expected ? EXIT_VERIFIED : EXIT_COUNTEREXAMPLE;
+    if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE)) worst = st;
+    outcomes.push_back(out);
   }
   if (!a.patches.empty()) {
     Json hunks;
-    Outcome out = patched_hunks_outcome(a, &hunks);
+    LineCounts counts;
+    if (measured && !parse_gcov_json(gcov_json, &counts)) why = "gcov's output has no line counts";
+    const bool lines_read = measured && why.empty();
+    Outcome out = patched_hunks_outcome(a, lines_read ? &counts : nullptr, why, &hunks);
     if (a.json) {
       Json j = outcome_json(out, "");
       j["hunks"] = hunks;
@@ -258,7 +466,7 @@ int build_and_hand_over(const KernelArgs& a) {
     const std::string why = unwritable_path(a.junit);
     if (!why.empty()) return usage_error("kernel: --junit " + why);
   }
-  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet);
+  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet, a.coverage);
   if (b.interrupted) {  // ended by the signal, as without the build's clean-up
     std::fprintf(stderr, "vmaverify: kernel: %s\n", b.error.c_str());
     std::fflush(nullptr);
@@ -267,13 +475,19 @@ int build_and_hand_over(const KernelArgs& a) {
   }
   if (!b.error.empty()) return usage_error("kernel: " + b.error);
   std::string err;
-  if (!a.patches.empty() && !prepare_kernel_line_counts(b.checker, &err)) return usage_error("kernel: " + err);
+  if ((!a.patches.empty() || a.coverage) && !prepare_kernel_line_counts(b.checker, &err))
+    return usage_error("kernel: " + err);
   std::vector<std::string> args = {b.checker, "kernel"};
   if (!a.tree.empty()) args.insert(args.end(), {"--tree", a.tree});
   for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});
   if (!a.trace.empty()) args.insert(args.end(), {"--trace", a.trace});
   if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
   if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
+  if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
+  if (a.budget) args.insert(args.end(), {"--budget", std::to_string(a.budget)});
+  if (a.coverage) args.push_back("--coverage");
+  if (a.coverage) args.insert(args.end(), {"--exceptions", a.exceptions.empty() ? default_kernel_coverage_exceptions()
+                                                                                 : a.exceptions});
   if (a.agree) args.push_back("--agree");
   if (a.json) args.push_back("--json");
   if (a.quiet) args.push_back("--quiet");
@@ -312,6 +526,24 @@ CommandRun define_kernel(CLI::App& cmd) {
   cmd.add_flag("--agree", a->agree,
                "also run the hand model and check that both give the same verdict and reach\n"
                "the same batch states (what vmaverify all does)");
+  cmd.add_option("--search", a->search,
+                 "explore each scenario with this search instead of its own (full, bound:N,\n"
+                 "random:N; see vmaverify run)")
+      ->type_name("full|bound:N|random:N")
+      ->check(search_form());
+  cmd.add_option("--budget", a->budget,
+                 "most iterations to explore per scenario, an integer in [1, 10^15); a search\n"
+                 "it stops is incomplete (exit 3). Default: no limit")
+      ->type_name("N")
+      ->check(CLI::Range(1LL, 999999999999999LL).description(""));
+  CLI::Option* coverage = cmd.add_flag("--coverage", a->coverage,
+               "after the scenarios, print the line and branch coverage of the tree's code they\n"
+               "ran; exit 1 on a gap outside the exceptions file");
+  cmd.add_option("--exceptions", a->exceptions,
+                 "with --coverage: the branches no scenario reaches, each with its reason\n"
+                 "(default: verify/kernel_coverage_exceptions.txt)")
+      ->type_name("FILE")
+      ->needs(coverage);
   cmd.add_option("--trace", a->trace, "on the first counterexample, write FILE (JSON) and FILE.txt")->type_name("FILE");
   cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");

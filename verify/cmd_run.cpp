@@ -66,18 +66,6 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   return exit_status(r);
 }
 
-// The search forms are the model's (also read from scenario tables and traces): SearchSpec
-// parses them, CLI11 reports its error against the option.
-CLI::Validator search_form() {
-  return CLI::Validator(
-      [](std::string& v) {
-        SearchSpec s;
-        std::string err;
-        return SearchSpec::parse(v, &s, &err) ? std::string() : err;
-      },
-      "", "search");
-}
-
 CommandRun define_run(CLI::App& cmd) {
   auto a = std::make_shared<RunArgs>();
   only_known(cmd.add_option("SCENARIO", a->scenario, "the scenario to explore (see vmaverify list)")

@@ -26,7 +26,8 @@ static std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-bool read_coverage_exceptions(const std::string& path, std::vector<CoverageException>* out, std::string* err) {
+bool read_coverage_exceptions(const std::string& path, std::vector<CoverageException>* out, std::string* err,
+                              const std::function<bool(const std::string&)>& known_file) {
   std::ifstream in(path);
   if (!in) {
     *err = path + ": cannot read the coverage exceptions file";
@@ -42,10 +43,12 @@ bool read_coverage_exceptions(const std::string& path, std::vector<CoverageExcep
       return false;
     }
     CoverageException x{trim(t.substr(0, a)), trim(t.substr(a + 3, b - a - 3)), trim(t.substr(b + 3)), n};
-    bool known = std::any_of(covered_files().begin(), covered_files().end(),
-                             [&](const CoveredFile& f) { return x.file == f.model; });
+    bool known = known_file ? known_file(x.file)
+                            : std::any_of(covered_files().begin(), covered_files().end(),
+                                          [&](const CoveredFile& f) { return x.file == f.model; });
     if (!known) {
-      *err = path + ":" + std::to_string(n) + ": " + x.file + " is not a covered model file";
+      *err = path + ":" + std::to_string(n) + ": " + x.file + (known_file ? " is not a file the checker compiles code from"
+                                                                           : " is not a covered model file");
       return false;
     }
     if (x.text.empty() || x.reason.empty()) {
@@ -174,7 +177,7 @@ std::string coverage_text(const CoverageReport& r, const std::vector<CoverageExc
   for (const FunctionCoverage& f : r.functions) {
     if (f.file != file) {
       file = f.file;
-      s += file + " (" + f.kernel_file + ")\n";
+      s += f.kernel_file == file ? file + "\n" : file + " (" + f.kernel_file + ")\n";
     }
     std::snprintf(buf, sizeof buf, "  %-36s lines %3d/%-3d branches %3d/%-3d\n", f.name.c_str(), f.lines_run, f.lines,
                   f.branches_taken, f.branches);

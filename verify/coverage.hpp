@@ -2,6 +2,7 @@
 // explored scenarios (and the mutant runs) reached, from the compiler's own gcov counters as
 // gcovr reports them, against a file of branches that cannot be reached, each with its reason.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 #include <nlohmann/json_fwd.hpp>
@@ -20,8 +21,10 @@ struct CoverageException {
   int line = 0;  // where in the exceptions file
   bool used = false;
 };
-// Parses the exceptions file; false with "FILE:LINE: what is wrong" in *err.
-bool read_coverage_exceptions(const std::string& path, std::vector<CoverageException>* out, std::string* err);
+// Parses the exceptions file; false with "FILE:LINE: what is wrong" in *err. known: which files
+// an entry may name (default: the covered model files).
+bool read_coverage_exceptions(const std::string& path, std::vector<CoverageException>* out, std::string* err,
+                              const std::function<bool(const std::string&)>& known = nullptr);
 
 // A line of a model function that some run did not fully reach.
 struct CoverageGap {

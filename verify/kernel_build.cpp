@@ -339,7 +339,8 @@ bool default_kernel_tree_available() {
   return is_file(default_kernel_tarball()) || is_file(cache_dir() + "/" + kDefaultTreeDir + "/.extracted");
 }
 
-static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress);
+static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
+                                       bool count_lines);
 
 std::string checker_cache_key(const std::vector<std::string>& units, const std::string& snapshot_root,
                               const std::string& base_library, const std::string& toolchain) {
@@ -362,14 +363,15 @@ std::string checker_cache_key(const std::vector<std::string>& units, const std::
   return h.hex();
 }
 
-KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
+KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
+                                 bool count_lines) {
   struct sigaction stop = {}, old_int, old_term, old_hup;
   stop.sa_handler = interrupt_build;
   g_interrupted = 0;
   sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGTERM, &stop, &old_term);
   sigaction(SIGHUP, &stop, &old_hup);
-  KernelBuild b = build_checker_steps(tree_arg, patches, progress);  // its scratch directories gone
+  KernelBuild b = build_checker_steps(tree_arg, patches, progress, count_lines);  // its scratch directories gone
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
@@ -381,7 +383,8 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
   return b;
 }
 
-static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress) {
+static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
+                                       bool count_lines) {
   KernelBuild b;
   std::string tree = tree_arg;
   if (tree.empty()) {
@@ -502,10 +505,16 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     return b;
   }
   // A patched build counts which kernel lines run (gcov), to say which hunks the scenarios ran.
-  const bool coverage = !patches.empty();
-  const std::string key = checker_cache_key(
-      units, KERNEL_SNAPSHOT_DIR, base,
-      std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS + (coverage ? " --coverage -u __gcov_dump" : ""));
+  const bool coverage = !patches.empty() || count_lines;
+  // Branch coverage (--coverage) counts each kernel branch once: a function inlined into two
+  // callers would have its branches counted per copy, each copy reaching only some of them.
+  const std::vector<std::string> coverage_flags =
+      count_lines ? std::vector<std::string>{"--coverage", "-fprofile-info-section=gcov_info", "-fno-inline"}
+      : coverage  ? std::vector<std::string>{"--coverage", "-fprofile-info-section=gcov_info"}
+                  : std::vector<std::string>{};
+  std::string toolchain = std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS;
+  for (const std::string& f : coverage_flags) toolchain += " " + f;
+  const std::string key = checker_cache_key(units, KERNEL_SNAPSHOT_DIR, base, toolchain);
   const std::string dir = cache_dir() + "/checker-" + key;
   b.checker = dir + "/vmaverify-kernel";
   if (is_file(b.checker) && access(b.checker.c_str(), X_OK) == 0) {
@@ -530,7 +539,9 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     copy_file(g, base + ".cpp");
     std::vector<std::string> cc = {KERNEL_CXX};
     for (const std::string& f : split(KERNEL_CXX_FLAGS)) cc.push_back(f);
-    if (coverage) cc.push_back("--coverage");
+    // The counters go in a section of their own, not to libgcov's exit handler: the code runs
+    // contained, and the parent writes them (verify/kernel_sandbox.hpp).
+    cc.insert(cc.end(), coverage_flags.begin(), coverage_flags.end());
     cc.insert(cc.end(), {"-I", KERNEL_SNAPSHOT_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
     st = run_logged(cc, log, work);
     if (st != 0) break;
@@ -541,9 +552,9 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     ld.insert(ld.end(), objects.begin(), objects.end());
     ld.insert(ld.end(), {"-Wl,--whole-archive", KERNEL_BASE_LIBRARY, "-Wl,--no-whole-archive"});
     for (const std::string& f : split(KERNEL_LINK_FLAGS)) ld.push_back(f);
-    if (coverage) ld.insert(ld.end(), {"--coverage", "-Wl,-u,__gcov_dump"});  // measure_kernel_lines calls it
+    if (coverage) ld.insert(ld.end(), {"--coverage", "-Wl,-u,__gcov_info_to_gcda"});  // kernel_gcda_files calls it
     st = run_logged(ld, log, work);
-    // Where the objects were compiled: the counters' files are named after it (measure_kernel_lines).
+    // Where the objects were compiled: the counters' files are named after it (read_kernel_counters).
     std::ofstream(work + "/objdir") << work;
   }
   if (st != 0) {
@@ -594,8 +605,6 @@ bool prepare_kernel_line_counts(const std::string& checker, std::string* error) 
   return true;
 }
 
-extern "C" void __gcov_dump(void) __attribute__((weak));  // libgcov's, in a checker built --coverage
-
 std::vector<std::string> kernel_generated_sources() {
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -608,20 +617,23 @@ std::vector<std::string> kernel_generated_sources() {
   return units;
 }
 
-bool measure_kernel_lines(LineCounts* counts, std::string* why) {
+bool read_kernel_counters(const std::vector<GcdaFile>& gcda, std::string* gcov_json, std::string* why) {
   const char* run = std::getenv("GCOV_PREFIX");
-  if (!__gcov_dump || !run || !*run) {
-    *why = "this checker counts no lines (not built for a patch, or its compiler is not gcc)";
+  if (gcda.empty() || !run || !*run) {
+    *why = "this checker counts no lines (not built for a patch or --coverage, or its compiler is not gcc)";
     return false;
   }
-  __gcov_dump();  // the counters so far, to GCOV_PREFIX
+  for (const GcdaFile& f : gcda) {
+    std::ofstream out(std::string(run) + f.name.substr(f.name.rfind('/')), std::ios::binary);
+    out << f.bytes;
+  }
   bool ok = true;
   std::string json;
   for (const std::string& src : kernel_generated_sources()) {
     const std::string unit = src.substr(src.rfind('/') + 1, src.size() - src.rfind('/') - 5);  // "kernel_rwsem"
     if (!copy_file(src.substr(0, src.size() - 4) + ".gcno", std::string(run) + "/" + unit + ".gcno")) continue;
     const std::string log = std::string(run) + "/" + unit + ".json";
-    if (run_logged({"gcov", "--json-format", "--stdout", unit + ".gcda"}, log, run) != 0) {
+    if (run_logged({"gcov", "--json-format", "--stdout", "--branch-probabilities", unit + ".gcda"}, log, run) != 0) {
       ok = false;
       continue;
     }
@@ -630,9 +642,10 @@ bool measure_kernel_lines(LineCounts* counts, std::string* why) {
     json += out + "\n";
   }
   remove_tree(run);
-  if (!ok || !parse_gcov_json(json, counts)) {
+  if (!ok || json.find('{') == std::string::npos) {
     *why = "gcov could not read the checker's line counters";
     return false;
   }
+  *gcov_json = json;
   return true;
 }

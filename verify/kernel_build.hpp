@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "verify/kernel_hunks.hpp"
+#include "verify/kernel_sandbox.hpp"
 
 struct KernelBuild {
   std::string tree;     // the tree given, or the default (Debian's linux-source-6.12)
@@ -29,14 +30,17 @@ std::string checker_cache_key(const std::vector<std::string>& units, const std::
                               const std::string& base_library, const std::string& toolchain);
 
 // tree empty: the default. Never throws; on failure error is set (exit 2). progress: say on
-// stderr when the slow steps (extracting the tarball, compiling) begin.
-KernelBuild build_kernel_checker(const std::string& tree, const std::vector<std::string>& patches, bool progress = false);
+// stderr when the slow steps (extracting the tarball, compiling) begin. A checker built for
+// patches, or with count_lines, counts how often each kernel line and branch runs (gcov).
+KernelBuild build_kernel_checker(const std::string& tree, const std::vector<std::string>& patches, bool progress = false,
+                                 bool count_lines = false);
 
-// Before handing over to a patched checker: a fresh directory for its line counters (GCOV_PREFIX
-// in the environment the checker inherits). False with a message naming the checker.
+// Before handing over to a checker that counts lines: a fresh directory for its counters
+// (GCOV_PREFIX in the environment the checker inherits). False with a message naming the checker.
 bool prepare_kernel_line_counts(const std::string& checker, std::string* error);
 // In the checker: the extracted translation units it was built from (beside it).
 std::vector<std::string> kernel_generated_sources();
-// In the checker: how often each kernel line ran so far (its gcov counters, read with gcov). False
-// with why when this checker counts no lines.
-bool measure_kernel_lines(LineCounts* counts, std::string* why);
+// In the checker, once the contained child has handed over its gcov counters (gcda): the counts
+// as gcov's JSON (one document per translation unit; parse_gcov_json reads the lines,
+// kernel_coverage_report the branches). False with why when this checker counts no lines.
+bool read_kernel_counters(const std::vector<GcdaFile>& gcda, std::string* gcov_json, std::string* why);
