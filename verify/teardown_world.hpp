@@ -23,6 +23,9 @@ struct layout_vma {
   bool shared_write = false;
   bool hugetlb = false;
   bool anon_vma = false;  // a private file mapping that was written to
+  // Only its first and last page were ever touched: the page tables of the stretch between were
+  // never allocated (entries none), as the kernel allocates tables lazily, on the first fault.
+  bool sparse = false;
 };
 // One open file: its name and which mapping (0 = A, 1 = B) its inode's page cache is.
 struct layout_file {
@@ -75,7 +78,12 @@ struct teardown_world {
     v->vm_mm = owner;
     g_vma_by_id[v->id] = v;
     owner->pgtables.owner = owner->name;
-    owner->pgtables.populate(l.start, l.end, l.hugetlb);
+    if (l.sparse) {
+      owner->pgtables.populate(l.start, l.start + PAGE_SIZE, l.hugetlb);
+      owner->pgtables.populate(l.end - PAGE_SIZE, l.end, l.hugetlb);
+    } else {
+      owner->pgtables.populate(l.start, l.end, l.hugetlb);
+    }
     return v;
   }
 
