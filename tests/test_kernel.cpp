@@ -624,6 +624,32 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
 
 // Killable waits run the tree's out_nolock paths: a signalled reader that leaves without
 // rechecking waiter.task under wait_lock (so a grant that came first is lost) is caught.
+// --config CONFIG_DEBUG_RWSEMS=y: the tree's DEBUG_RWSEMS_WARN_ON checks are checks. A write
+// trylock that forgets to record its owner is verified without them (the owner only steers
+// spinning) and a kernel warning at __up_write's check with them.
+TEST(KernelRwsem, DebugRwsemsMakesItsWarningsChecks) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  std::string t = temp_dir("rwsem_debug");
+  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
+  std::string tree = t + "/linux-source-6.12";
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string ownerless = std::regex_replace(
+      rwsem_c, std::regex(R"((RWSEM_WRITER_LOCKED\)\) \{\n)\t\trwsem_set_owner\(sem\);\n)"), "$1");
+  ASSERT_NE(ownerless, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", ownerless);
+  BinaryRun r = run_vmaverify("kernel --quiet --patch '" + patch + "' rwsem_two_writers");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  r = run_vmaverify("kernel --config CONFIG_DEBUG_RWSEMS=y --patch '" + patch + "' rwsem_two_writers");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("configured CONFIG_RWSEM_SPIN_ON_OWNER=y CONFIG_DEBUG_RWSEMS=y"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(>> +\d+ +T\d +__up_write .*kernel warning: DEBUG_RWSEMS_WARN_ON\(\(rwsem_owner\(sem\) != current\).* kernel/locking/rwsem\.c:13\d\d)")))
+      << r.out;
+  r = run_vmaverify("kernel --config CONFIG_DEBUG_RWSEMS=maybe rwsem_two_writers");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("unknown setting \"CONFIG_DEBUG_RWSEMS=maybe\""), std::string::npos) << r.err;
+}
+
 TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
   std::string t = temp_dir("rwsem_killable");

@@ -39,7 +39,7 @@ namespace {
 
 struct KernelArgs {
   std::string tree, trace, junit, mutant = "none", search, exceptions;
-  std::vector<std::string> patches, scenarios;
+  std::vector<std::string> patches, scenarios, configs;
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   bool agree = false, json = false, quiet = false, coverage = false;
 };
@@ -331,6 +331,18 @@ std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*
   return "ended with status " + std::to_string(WEXITSTATUS(status)) + " before every scenario ran";
 }
 
+// ", configured CONFIG_RWSEM_SPIN_ON_OWNER=y CONFIG_DEBUG_RWSEMS=y": the settings in force.
+std::string config_text(const std::vector<std::string>& given) {
+  std::string t;
+  for (const std::string& d : kernel_config_defaults()) {
+    std::string v = d;
+    for (const std::string& g : given)
+      if (g.compare(0, g.find('='), d, 0, d.find('=')) == 0 && g.find('=') == d.find('=')) v = g;
+    t += " " + v;
+  }
+  return ", configured" + t;
+}
+
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
 int check(const KernelArgs& a) {
   std::vector<const Scenario*> chosen;
@@ -366,8 +378,9 @@ int check(const KernelArgs& a) {
   std::string files = g_kernel_free_pgtables_linked ? g_kernel_source_files : "";
   if (g_kernel_rwsem_linked) files += (files.empty() ? "" : ", ") + std::string(g_kernel_rwsem_source_file);
   if (!a.quiet && !a.json)
-    std::printf("kernel code: %s of %s%s\n", files.c_str(), a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
-                a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str());
+    std::printf("kernel code: %s of %s%s%s\n", files.c_str(), a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
+                a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str(),
+                config_text(a.configs).c_str());
   std::vector<Outcome> outcomes;
   bool trace_written = false;
   int worst = EXIT_VERIFIED;
@@ -466,7 +479,7 @@ int build_and_hand_over(const KernelArgs& a) {
     const std::string why = unwritable_path(a.junit);
     if (!why.empty()) return usage_error("kernel: --junit " + why);
   }
-  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet, a.coverage);
+  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet, a.coverage, a.configs);
   if (b.interrupted) {  // ended by the signal, as without the build's clean-up
     std::fprintf(stderr, "vmaverify: kernel: %s\n", b.error.c_str());
     std::fflush(nullptr);
@@ -484,6 +497,7 @@ int build_and_hand_over(const KernelArgs& a) {
   if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
   if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
   if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
+  for (const std::string& c : a.configs) args.insert(args.end(), {"--config", c});
   if (a.budget) args.insert(args.end(), {"--budget", std::to_string(a.budget)});
   if (a.coverage) args.push_back("--coverage");
   if (a.coverage) args.insert(args.end(), {"--exceptions", a.exceptions.empty() ? default_kernel_coverage_exceptions()
@@ -526,6 +540,19 @@ CommandRun define_kernel(CLI::App& cmd) {
   cmd.add_flag("--agree", a->agree,
                "also run the hand model and check that both give the same verdict and reach\n"
                "the same batch states (what vmaverify all does)");
+  std::string known;
+  for (const std::string& d : kernel_config_defaults()) known += (known.empty() ? "" : ", ") + d.substr(0, d.find('=') + 1) + "y|n";
+  cmd.add_option("--config", a->configs,
+                 "compile the tree's rwsem.c with SETTING, CONFIG_NAME=y or n (repeatable): " + known + ".\n"
+                 "Default: an x86-64 SMP distribution kernel's (" + kernel_config_defaults()[0] + ", " +
+                     kernel_config_defaults()[1] + ")")
+      ->type_name("SETTING")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [known](std::string& v) {
+            return kernel_config_known(v) ? std::string() : "unknown setting " + shown(v) + " (known: " + known + ")";
+          },
+          "", "config"));
   cmd.add_option("--search", a->search,
                  "explore each scenario with this search instead of its own (full, bound:N,\n"
                  "random:N; see vmaverify run)")

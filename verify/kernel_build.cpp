@@ -340,7 +340,7 @@ bool default_kernel_tree_available() {
 }
 
 static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
-                                       bool count_lines);
+                                       bool count_lines, const std::vector<std::string>& configs);
 
 std::string checker_cache_key(const std::vector<std::string>& units, const std::string& snapshot_root,
                               const std::string& base_library, const std::string& toolchain) {
@@ -363,15 +363,27 @@ std::string checker_cache_key(const std::vector<std::string>& units, const std::
   return h.hex();
 }
 
+const std::vector<std::string>& kernel_config_defaults() {
+  static const std::vector<std::string> d = {"CONFIG_RWSEM_SPIN_ON_OWNER=y", "CONFIG_DEBUG_RWSEMS=n"};
+  return d;
+}
+bool kernel_config_known(const std::string& setting) {
+  const size_t eq = setting.find('=');
+  if (eq == std::string::npos || (setting.substr(eq) != "=y" && setting.substr(eq) != "=n")) return false;
+  for (const std::string& d : kernel_config_defaults())
+    if (d.compare(0, eq + 1, setting, 0, eq + 1) == 0) return true;
+  return false;
+}
+
 KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
-                                 bool count_lines) {
+                                 bool count_lines, const std::vector<std::string>& configs) {
   struct sigaction stop = {}, old_int, old_term, old_hup;
   stop.sa_handler = interrupt_build;
   g_interrupted = 0;
   sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGTERM, &stop, &old_term);
   sigaction(SIGHUP, &stop, &old_hup);
-  KernelBuild b = build_checker_steps(tree_arg, patches, progress, count_lines);  // its scratch directories gone
+  KernelBuild b = build_checker_steps(tree_arg, patches, progress, count_lines, configs);  // its scratch directories gone
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
@@ -384,7 +396,7 @@ KernelBuild build_kernel_checker(const std::string& tree_arg, const std::vector<
 }
 
 static KernelBuild build_checker_steps(const std::string& tree_arg, const std::vector<std::string>& patches, bool progress,
-                                       bool count_lines) {
+                                       bool count_lines, const std::vector<std::string>& configs) {
   KernelBuild b;
   std::string tree = tree_arg;
   if (tree.empty()) {
@@ -471,9 +483,10 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
   // Extraction (libclang): a tree that does not serve is one line naming the function and file.
   const std::string generated = gen + "/kernel_source.cpp", generated_rwsem = gen + "/kernel_rwsem.cpp",
                     extract_log = gen + "/.extract.log";
-  int st = run_logged(
-      {KERNEL_PYTHON, std::string(KERNEL_SNAPSHOT_DIR) + "/verify/kernel_extract.py", scratch, generated, generated_rwsem},
-      extract_log);
+  std::vector<std::string> extract = {KERNEL_PYTHON, std::string(KERNEL_SNAPSHOT_DIR) + "/verify/kernel_extract.py"};
+  for (const std::string& c : configs) extract.insert(extract.end(), {"--config", c});
+  extract.insert(extract.end(), {scratch, generated, generated_rwsem});
+  int st = run_logged(extract, extract_log);
   if (st != 0) {
     std::string out;
     read_file(extract_log, &out);

@@ -32,8 +32,13 @@ std::string checker_cache_key(const std::vector<std::string>& units, const std::
 // tree empty: the default. Never throws; on failure error is set (exit 2). progress: say on
 // stderr when the slow steps (extracting the tarball, compiling) begin. A checker built for
 // patches, or with count_lines, counts how often each kernel line and branch runs (gcov).
+// configs: "CONFIG_NAME=y|n" settings of the tree's rwsem.c that differ from the default
+// (kernel_extract.py's RWSEM_CONFIG_DEFAULTS; kernel_config_known checks a setting first).
 KernelBuild build_kernel_checker(const std::string& tree, const std::vector<std::string>& patches, bool progress = false,
-                                 bool count_lines = false);
+                                 bool count_lines = false, const std::vector<std::string>& configs = {});
+// The settings --config accepts, with the default first: "CONFIG_RWSEM_SPIN_ON_OWNER=y", ...
+const std::vector<std::string>& kernel_config_defaults();
+bool kernel_config_known(const std::string& setting);
 
 // Before handing over to a checker that counts lines: a fresh directory for its counters
 // (GCOV_PREFIX in the environment the checker inherits). False with a message naming the checker.

@@ -167,13 +167,18 @@ RWSEM_ENTRIES = [("__down_read", "void"), ("__down_read_trylock", "int"), ("__up
                  ("__down_write", "void"), ("__down_write_trylock", "int"), ("__up_write", "void")]
 # The killable waits, taken when the tree has both (v4.x on): the rwsem_killable_* scenarios need them.
 RWSEM_KILLABLE_ENTRIES = [("__down_read_killable", "int"), ("__down_write_killable", "int")]
-# The configuration the file is compiled in, an x86-64 SMP kernel's (Debian's): no PREEMPT_RT
-# (its rwbase code is another file); optimistic spinning on (kernel/Kconfig.locks:
+# The configuration the file is compiled in, by default an x86-64 SMP kernel's (Debian's): no
+# PREEMPT_RT (its rwbase code is another file); optimistic spinning on (kernel/Kconfig.locks:
 # RWSEM_SPIN_ON_OWNER is def_bool y on SMP with atomic RMW), so its osq spin, unqueued steal and
-# handoff spin are taken; no CONFIG_DEBUG_RWSEMS. The annotations are for the parse only.
-RWSEM_CONFIG = ["CONFIG_RWSEM_SPIN_ON_OWNER"]
-RWSEM_PARSE_DEFINES = ["-D__sched=", "-Dnoinline=", "-D__always_inline=inline",
-                       "-D__releases(x)=", "-D__init=", "-DEXPORT_SYMBOL(x)="] + [f"-D{c}=1" for c in RWSEM_CONFIG]
+# handoff spin are taken; CONFIG_DEBUG_RWSEMS off, as in distribution kernels (on, its
+# DEBUG_RWSEMS_WARN_ON checks are the shim's checks). --config NAME=y|n changes one of these.
+RWSEM_CONFIG_DEFAULTS = {"CONFIG_RWSEM_SPIN_ON_OWNER": True, "CONFIG_DEBUG_RWSEMS": False}
+RWSEM_ANNOTATIONS = ["-D__sched=", "-Dnoinline=", "-D__always_inline=inline",
+                     "-D__releases(x)=", "-D__init=", "-DEXPORT_SYMBOL(x)="]
+
+
+def rwsem_parse_defines(config):
+    return RWSEM_ANNOTATIONS + [f"-D{name}=1" for name, on in sorted(config.items()) if on]
 # struct rwsem_waiter's fields that tasks read or write without the wait_lock, or with
 # smp_load_acquire / smp_store_release: they become the shim's kshim_racy<T> (relaxed atomics).
 RWSEM_RACY_FIELDS = ["task", "handoff_set"]
@@ -186,7 +191,7 @@ class Named:
         self.rel = rel
 
 
-def rwsem_part(tree):
+def rwsem_part(tree, config):
     """The rwsem translation unit's text, or None when the tree has no kernel/locking/rwsem.c."""
     try:
         with open(f"{tree}/{RWSEM_FILE}", encoding="utf-8", errors="replace") as f:
@@ -195,7 +200,7 @@ def rwsem_part(tree):
         return None
     lines = text.split("\n")
     blanked = re.sub(r"^[ \t]*#[ \t]*include\b[^\n]*", "", text, flags=re.M)
-    tu = ci.Index.create().parse(RWSEM_FILE, args=["-x", "c", "-std=gnu11", "-ferror-limit=0"] + RWSEM_PARSE_DEFINES,
+    tu = ci.Index.create().parse(RWSEM_FILE, args=["-x", "c", "-std=gnu11", "-ferror-limit=0"] + rwsem_parse_defines(config),
                                  unsaved_files=[(RWSEM_FILE, blanked)],
                                  options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     K = ci.CursorKind
@@ -298,12 +303,20 @@ def write_rwsem(out, part):
 
 
 def main(argv):
-    if len(argv) != 4:
-        sys.stderr.write("usage: kernel_extract.py TREE OUT_BATCH_CPP OUT_RWSEM_CPP\n")
+    config, args = dict(RWSEM_CONFIG_DEFAULTS), argv[1:]
+    while len(args) >= 2 and args[0] == "--config":
+        m = re.fullmatch(r"(CONFIG_[A-Z0-9_]+)=([yn])", args[1])
+        if not m or m.group(1) not in config:
+            sys.stderr.write(f"--config {args[1]}: not one of {', '.join(n + '=y|n' for n in sorted(config))}\n")
+            return 2
+        config[m.group(1)] = m.group(2) == "y"
+        args = args[2:]
+    if len(args) != 3:
+        sys.stderr.write("usage: kernel_extract.py [--config CONFIG_NAME=y|n]... TREE OUT_BATCH_CPP OUT_RWSEM_CPP\n")
         return 2
-    tree, out, rwsem_out = argv[1], argv[2], argv[3]
+    tree, out, rwsem_out = args
     has_batch = any(os.path.isfile(f"{tree}/{f}") for f in CANDIDATE_FILES)
-    rwsem = rwsem_part(tree)
+    rwsem = rwsem_part(tree, config)
     if not has_batch and rwsem is None:
         raise BadTree(f"none of {', '.join(CANDIDATE_FILES + [RWSEM_FILE])} is in the tree")
     if rwsem is not None:

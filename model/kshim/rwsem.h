@@ -3,7 +3,8 @@
 // code goes into namespace krwsem (its enums and struct rwsem_waiter share names with the hand
 // model's) and is compiled as an x86-64 SMP kernel is (Debian's configuration):
 // CONFIG_PREEMPT_RT=n, CONFIG_RWSEM_SPIN_ON_OWNER=y (optimistic spinning, below),
-// CONFIG_DEBUG_RWSEMS=n. verify/README.md ("vmaverify kernel") lists each mapping.
+// CONFIG_DEBUG_RWSEMS=n (`vmaverify kernel --config` changes the last two). verify/README.md
+// ("vmaverify kernel") lists each mapping.
 // Every macro that the kernel code expands and that touches shared state passes RL_INFO, which
 // under the extracted code's #line directives is the kernel's own file and line: the trace row
 // of an atomic on sem->count cites kernel/locking/rwsem.c:LINE.
@@ -415,12 +416,23 @@ inline void kshim_preempt_disable() {
 #define trace_contention_end(lock, ret) ((void)0)
 
 // WARN_ON_ONCE: a failed check (a warning is a bug). DEBUG_RWSEMS_WARN_ON is the tree's own,
-// empty without CONFIG_DEBUG_RWSEMS.
+// empty without CONFIG_DEBUG_RWSEMS (the default, as in distribution kernels).
 inline bool kshim_warn(bool cond, const char* what, rl::debug_info_param info) {
   if (cond) vm_fail("kernel warning", info, "WARN_ON_ONCE(%s)", what);
   return cond;
 }
 #define WARN_ON_ONCE(c) kshim_warn(!!(c), #c, RL_INFO)
+// With --config CONFIG_DEBUG_RWSEMS=y the tree's DEBUG_RWSEMS_WARN_ON(c, sem) is
+// `if (!debug_locks_silent && WARN_ONCE(c, ...)) debug_locks_off();`: its warning is a failed
+// check too. (rwsem.c's only WARN_ONCE is that one.)
+inline bool kshim_debug_warn(bool cond, const char* what, rl::debug_info_param info) {
+  if (cond) vm_fail("kernel warning", info, "DEBUG_RWSEMS_WARN_ON(%s)", what);
+  return cond;
+}
+// Its first argument after the format is the check as written (#c), current and all.
+#define WARN_ONCE(c, fmt, text, ...) kshim_debug_warn(!!(c), text, RL_INFO)
+#define debug_locks_silent 0
+#define debug_locks_off() ((void)0)
 
 }  // namespace krwsem
 
