@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 #include <chrono>
-#include "verify/scenario.hpp"
-#include "verify/shards.hpp"
+#include "verify/search/scenario.hpp"
+#include "verify/search/shards.hpp"
 
 enum class Mode { own, plain, reduced, jobs2 };
 

@@ -8,7 +8,7 @@
 #include <ctime>
 #include <string>
 #include <vector>
-#include "verify/maps.hpp"
+#include "verify/maps/maps.hpp"
 
 // Shaped like a real process: libraries of five file segments and an anonymous bss, a few
 // one-VMA files (locale data) between them, and a gap beyond PMD_SIZE every 16 libraries so

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 #include "proofs/spec_file.hpp"
-#include "verify/cli.hpp"
-#include "verify/maps.hpp"
-#include "verify/relacy_state.hpp"
-#include "verify/trace.hpp"
+#include "verify/cli/cli.hpp"
+#include "verify/maps/maps.hpp"
+#include "verify/search/relacy_state.hpp"
+#include "verify/report/trace.hpp"
 
 int fuzz_spec(const uint8_t* data, size_t size) {
   Spec spec;

@@ -31,6 +31,6 @@ T* construct_in(void* storage) {
 // as a lock that cannot come before the unlock that let it in, and any other as a try-lock
 // (which can, failing), so forgetting to announce costs only reduction, never a run.
 namespace exploration {
-extern bool g_blocking_lock[32];  // per thread; verify/step_footprint.hpp reads and clears it
+extern bool g_blocking_lock[32];  // per thread; verify/search/step_footprint.hpp reads and clears it
 }
 inline void announce_blocking_lock() { exploration::g_blocking_lock[rl::thread_index()] = true; }

@@ -5,7 +5,7 @@
 #include <cstddef>
 
 // Off while a search runs whose iterations no trace is made from: a reduced search, which reads
-// Relacy's history only for what each step touched (verify/explore.hpp), and replays a failing
+// Relacy's history only for what each step touched (verify/search/explore.hpp), and replays a failing
 // iteration with it on. The model then names no object and writes no row of its own.
 inline bool g_trace_wanted = true;
 

@@ -24,23 +24,32 @@ static std::vector<Step> steps_from(const BatchSystem& sys, const BatchState& pr
 }
 
 // Bounded unrolling from init: the shortest run of at most kReachDepth steps (any of add(v),
-// process, final, each under its guard) ending in a state where inv fails, as "add(vma 3),
-// final"; "" when there is none that short (or Z3 cannot tell in time).
+// process, final, each under its guard) ending in a state where inv fails: the run as
+// "init, add(vma 3), final" and the state after each of its steps, the last one violating inv.
+// Empty when there is none that short (or Z3 cannot tell in time).
 static const int kReachDepth = 10;
 static const unsigned REACH_MS = 3000;
 
-static std::string reachable_violation(z3::context& c, const BatchSystem& sys, const Vocabulary& voc, const z3::expr& inv) {
+struct ReachedViolation {
+  std::string run, states;
+};
+
+static ReachedViolation reachable_violation(z3::context& c, const BatchSystem& sys, const Vocabulary& voc,
+                                            const z3::expr& inv, const std::string& spec_name) {
   z3::solver solver = make_solver(c, REACH_MS);
   BatchState s = sys.initial(fresh_state(c, "reach0."));
+  std::vector<BatchState> along = {s};
   std::vector<z3::expr> kinds, vmas;
   z3::expr path = c.bool_val(true);
   for (int depth = 0; depth <= kReachDepth; depth++) {
     if (depth > 0) {
       z3::expr k = c.int_const(("reach.step" + std::to_string(depth)).c_str());
       z3::expr v = c.int_const(("reach.vma" + std::to_string(depth)).c_str());
-      path = path && sys.in_bounds(s) && 0 <= k && k <= 2 && z3::implies(k == 0, sys.add_guard(s, v)) &&
+      // VMA ids are what the model numbers VMAs by: 0, 1, 2, ... (a negative one is no VMA).
+      path = path && sys.in_bounds(s) && 0 <= k && k <= 2 && z3::implies(k == 0, 0 <= v && sys.add_guard(s, v)) &&
              z3::implies(k == 1, sys.process_guard(s));
       s = ite(k == 0, sys.add(s, v), ite(k == 1, sys.process(s), sys.finalize(s)));
+      along.push_back(s);
       kinds.push_back(k);
       vmas.push_back(v);
     }
@@ -48,17 +57,26 @@ static std::string reachable_violation(z3::context& c, const BatchSystem& sys, c
     z3::check_result res = check_negation(solver, path, spec_at(inv, voc, s), &unknown);
     if (res == z3::sat) {
       z3::model m = solver.get_model();
-      std::string run = "init";
+      ReachedViolation r{"init", ""};
+      std::vector<std::string> calls = {"init"};
+      std::vector<z3::expr> added;
       for (size_t i = 0; i < kinds.size(); i++) {
         long long k = model_int(m, kinds[i]);
-        run += k == 0 ? ", add(vma " + std::to_string(model_int(m, vmas[i])) + ")" : k == 1 ? ", process" : ", final";
+        if (k == 0) added.push_back(vmas[i]);
+        calls.push_back(k == 0 ? "add(vma " + std::to_string(model_int(m, vmas[i])) + ")" : k == 1 ? "process" : "final");
+        r.run += ", " + calls.back();
       }
-      return run;
+      // One namer for the whole run, so that a file or a mapping keeps its name from state to state.
+      StateNamer names;
+      for (size_t i = 0; i < along.size(); i++)
+        r.states += "after " + calls[i] + (i + 1 == along.size() ? " (violates " + spec_name + ")" : "") + ":\n" +
+                    format_state(state_in_model(m, along[i], added), names, "  ");
+      return r;
     }
     solver.pop();
-    if (res == z3::unknown) return "";
+    if (res == z3::unknown) return {};
   }
-  return "";
+  return {};
 }
 
 ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabulary& voc, const z3::expr& inv,
@@ -117,9 +135,13 @@ ProofResult prove_by_induction(z3::context& c, const Spec& spec, const Vocabular
     if (res == z3::sat) {
       std::string call = step->name == "add" ? "add(vma " + std::to_string(model_int(m, vma)) + ")" : step->name;
       r.result = "refuted";
-      const std::string reach = reachable_violation(c, sys, voc, inv);
-      if (!reach.empty()) {
-        r.message = "false: not preserved by " + step->name + ", and a state violating it is reachable: " + reach;
+      const ReachedViolation reach = reachable_violation(c, sys, voc, inv, spec.name);
+      if (!reach.run.empty()) {
+        // False, not merely not inductive: the run that reaches a violating state is the
+        // counterexample, state by state (the step's own counterexample may be unreachable).
+        r.message = "false: not preserved by " + step->name + ", and a state violating it is reachable: " + reach.run;
+        r.counterexample = "the run, state by state:\n" + reach.states;
+        return r;
       } else {
         // A spec excludes the counterexamples when, assumed too, it makes this step preserve inv.
         std::string blockers;

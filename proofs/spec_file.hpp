@@ -18,7 +18,7 @@ struct Spec {
 bool load_spec(const std::string& path, Spec* out, std::string* error);
 // From now on, load_spec answers for these files (and only these) from their text as it is now,
 // without touching the file system: for a process that may not open files (the kernel checker's
-// contained child, verify/kernel_sandbox.hpp). Other paths give "cannot read spec file".
+// contained child, verify/kernel/kernel_sandbox.hpp). Other paths give "cannot read spec file".
 void freeze_spec_files(const std::vector<std::string>& paths);
 bool spec_files_frozen();
 // The same from the file's text.

@@ -9,8 +9,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include "tests/run_binary.hpp"
-#include "verify/all.hpp"
-#include "verify/junit.hpp"
+#include "verify/checks/all.hpp"
+#include "verify/report/junit.hpp"
 
 static Outcome outcome(const std::string& group, const std::string& scenario, const std::string& mutant,
                        const std::string& variant, const std::string& result) {

@@ -6,8 +6,8 @@
 #include <set>
 #include "proofs/prover.hpp"
 #include "model/batch_states.hpp"
-#include "verify/batch_conformance.hpp"
-#include "verify/scenario.hpp"
+#include "verify/checks/batch_conformance.hpp"
+#include "verify/search/scenario.hpp"
 
 TEST(BatchConformance, ModelAgreesWithZ3OnEveryLayoutUpTo10VmasOver3Files) {
   ConformanceResult r = check_batch_conformance(10, 3);

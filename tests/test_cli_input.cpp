@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include "tests/run_binary.hpp"
-#include "verify/cli.hpp"
+#include "verify/cli/cli.hpp"
 
 struct BadLine {
   const char* args;

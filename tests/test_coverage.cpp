@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include "verify/coverage.hpp"
+#include "verify/coverage/coverage.hpp"
 
 using nlohmann::json;
 

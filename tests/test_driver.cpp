@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 #include <nlohmann/json.hpp>
-#include "verify/scenario.hpp"
+#include "verify/search/scenario.hpp"
 
 struct Cmd {
   int status;

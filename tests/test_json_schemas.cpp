@@ -6,9 +6,9 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 #include "tests/run_binary.hpp"
-#include "verify/json_out.hpp"
-#include "verify/result_output.hpp"
-#include "verify/scenario.hpp"
+#include "verify/report/json_out.hpp"
+#include "verify/report/result_output.hpp"
+#include "verify/search/scenario.hpp"
 
 using nlohmann::json;
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <ctime>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -418,8 +419,10 @@ TEST(Kernel, BuiltCheckersDoNotPileUp) {
   for (int i = 0; i < 20; i++)
     std::system(("mkdir -p '" + cache + "/checker-old" + std::to_string(i) + "' && touch -d '2020-01-01' '" + cache +
                  "/checker-old" + std::to_string(i) + "'").c_str());
+  // A tree no earlier run built (a cached checker is not a build, and prunes nothing).
+  const std::string unique = "vb->count = 0; /* " + std::to_string(getpid()) + "." + std::to_string(time(nullptr)) + " */";
   std::string t = small_tree("one_more_checker",
-                             std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"), "vb->count = 0; /* 16 */"));
+                             std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"), unique));
   BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --quiet teardown_two_files");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   FILE* p = popen(("ls -d '" + cache + "'/checker-* | wc -l").c_str(), "r");

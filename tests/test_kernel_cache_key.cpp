@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include "verify/kernel_build.hpp"
+#include "verify/kernel/kernel_build.hpp"
 
 namespace {
 
@@ -22,7 +22,7 @@ struct Snapshot {
     write(root + "/model/kshim/rwsem.h", "#define need_resched() false\n");
     write(root + "/model/sched.hpp", "inline void schedule() {}\n");
     write(root + "/proofs/batch_state.hpp", "struct batch_state {};\n");
-    write(root + "/verify/kernel_extract.py", "print(1)\n");
+    write(root + "/verify/kernel/kernel_extract.py", "print(1)\n");
     write(unit, "void __up_write() {}\n");
   }
   std::string key(const std::string& base = "base", const std::string& toolchain = "g++ -O2") const {
@@ -50,7 +50,7 @@ TEST(KernelCacheKey, EveryInputChangesTheKey) {
   write(s.root + "/model/new_subsystem.hpp", "\n");  // a new file
   const std::string added = s.key();
   EXPECT_NE(added, proofs);
-  write(s.root + "/verify/kernel_extract.py", "print(2)\n");  // the extraction
+  write(s.root + "/verify/kernel/kernel_extract.py", "print(2)\n");  // the extraction
   const std::string extract = s.key();
   EXPECT_NE(extract, added);
   write(s.unit, "void __up_write() { /* patched */ }\n");  // the extracted kernel code

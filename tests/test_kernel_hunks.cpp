@@ -1,4 +1,4 @@
-// vmaverify kernel --patch says which hunks ran (verify/kernel_hunks.hpp): a hunk outside the
+// vmaverify kernel --patch says which hunks ran (verify/kernel/kernel_hunks.hpp): a hunk outside the
 // code the checker compiles, or compiled and never executed, turns `verified` into `incomplete`
 // (exit 3), each such hunk named. The patches on Debian's tree are made at test time from the
 // installed files: the project holds no kernel code.
@@ -6,7 +6,7 @@
 #include <regex>
 #include <string>
 #include "tests/run_binary.hpp"
-#include "verify/kernel_hunks.hpp"
+#include "verify/kernel/kernel_hunks.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include "verify/lhist.hpp"
-#include "verify/maps.hpp"
+#include "verify/maps/lhist.hpp"
+#include "verify/maps/maps.hpp"
 
 static Layout parse_ok(const std::string& text) {
   Layout l;

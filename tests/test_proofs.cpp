@@ -96,8 +96,11 @@ TEST(ProofSpecs, FalseInvariantIsRefutedWithAReadableStep) {
   // False, not merely not inductive: bounded unrolling from init reaches a 4-VMA batch.
   EXPECT_EQ(r.message.rfind("false: not preserved by add, and a state violating it is reachable: init, add(vma ", 0), 0u)
       << r.message;
-  for (const char* part : {"from state", "count=3 vmas=[", "step add(vma ", "count=4", "vm_file: "})
+  // The counterexample is that run, state by state: from init to the 4-VMA batch it reaches.
+  for (const char* part : {"the run, state by state:\nafter init:\n  count=0", "after add(vma ", "count=3 vmas=[",
+                           "count=4", "(violates small_batch):\n  count=4", "vm_file: "})
     EXPECT_NE(r.counterexample.find(part), std::string::npos) << part << " in\n" << r.counterexample;
+  EXPECT_EQ(r.counterexample.find("from state"), std::string::npos) << "an unrelated induction state:\n" << r.counterexample;
 }
 
 // True of every reachable state but not inductive alone: a state with a VMA batched twice

@@ -7,7 +7,7 @@
 #include <string>
 #include <nlohmann/json.hpp>
 #include "tests/run_binary.hpp"
-#include "verify/trace.hpp"
+#include "verify/report/trace.hpp"
 
 namespace {
 

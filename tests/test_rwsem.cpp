@@ -1,7 +1,7 @@
 // The faithful rw_semaphore: every rwsem scenario verifies exhaustively, every rwsem mutant is caught.
 #include <gtest/gtest.h>
 #include "model/mutants.hpp"
-#include "verify/scenario.hpp"
+#include "verify/search/scenario.hpp"
 
 static RunResult run(const std::string& scenario, const std::string& mutant = "none") {
   const Scenario* s = find_scenario(scenario);

@@ -1,7 +1,7 @@
 // The swimlane model under the HTML report: lanes, roles, state changes, preemptions.
 #include <gtest/gtest.h>
-#include "verify/swimlane.hpp"
-#include "verify/trace.hpp"
+#include "verify/report/swimlane.hpp"
+#include "verify/report/trace.hpp"
 
 namespace {
 

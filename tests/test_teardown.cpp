@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include "model/mutants.hpp"
-#include "verify/scenario.hpp"
+#include "verify/search/scenario.hpp"
 
 static RunResult run(const std::string& scenario, const std::string& mutant = "none", bool unbatched = false) {
   const Scenario* s = find_scenario(scenario);

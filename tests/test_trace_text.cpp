@@ -7,8 +7,8 @@
 #include <regex>
 #include <sstream>
 #include <nlohmann/json.hpp>
-#include "verify/scenario.hpp"
-#include "verify/trace.hpp"
+#include "verify/search/scenario.hpp"
+#include "verify/report/trace.hpp"
 
 static RunResult caught(const std::string& scenario, const std::string& mutant) {
   RunOptions o;

@@ -6,10 +6,10 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include "model/mutants.hpp"
-#include "verify/all.hpp"
-#include "verify/junit.hpp"
-#include "verify/scenario.hpp"
-#include "verify/trace.hpp"
+#include "verify/checks/all.hpp"
+#include "verify/report/junit.hpp"
+#include "verify/search/scenario.hpp"
+#include "verify/report/trace.hpp"
 
 static std::string temp_path(const std::string& name) {
   return testing::TempDir() + "vmaverify_" + name;

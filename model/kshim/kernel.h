@@ -1,4 +1,4 @@
-// The kernel shim: what the code that verify/kernel_extract.py takes from a kernel tree needs
+// The kernel shim: what the code that verify/kernel/kernel_extract.py takes from a kernel tree needs
 // from the kernel's headers, mapped to the model's objects (model/mm.hpp). Compiled only into
 // the checker that `vmaverify kernel` builds; README ("vmaverify kernel") lists each mapping.
 // Types: struct vm_area_struct, file, address_space and ma_state are the model's own, whose

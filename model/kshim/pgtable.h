@@ -1,5 +1,5 @@
 // The kernel shim for the page-table freeing of mm/memory.c (free_pgd_range, free_p4d_range,
-// free_pud_range, free_pmd_range, free_pte_range), when verify/kernel_extract.py takes them from
+// free_pud_range, free_pmd_range, free_pte_range), when verify/kernel/kernel_extract.py takes them from
 // the tree: the types and helpers they use, mapped onto the model's table pages
 // (model/page_tables.hpp), x86-64 with 4-level paging (P4D folded into the PGD, as
 // include/asm-generic/pgtable-nop4d.h and x86's runtime folding do without LA57).

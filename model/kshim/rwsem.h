@@ -1,4 +1,4 @@
-// The kernel shim for kernel/locking/rwsem.c: what the functions verify/kernel_extract.py takes
+// The kernel shim for kernel/locking/rwsem.c: what the functions verify/kernel/kernel_extract.py takes
 // from the tree need from the kernel's headers, mapped to the model's objects. The extracted
 // code goes into namespace krwsem (its enums and struct rwsem_waiter share names with the hand
 // model's) and is compiled as an x86-64 SMP kernel is (Debian's configuration):

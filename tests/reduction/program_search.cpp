@@ -1,7 +1,7 @@
 #include "tests/reduction/program_search.hpp"
 
 #include <ostream>
-#include "verify/explore.hpp"
+#include "verify/search/explore.hpp"
 // Relacy defines new and delete as macros (its heap during iterations); the std::set below
 // is filled outside iterations only.
 #undef new

@@ -1,5 +1,5 @@
 // Runs a program (tests/reduction/program.hpp) under vmaverify's full search
-// (verify/shard_scheduler.hpp), plain or reduced, whole or one shard, with or without twins,
+// (verify/search/shard_scheduler.hpp), plain or reduced, whole or one shard, with or without twins,
 // and collects every outcome its iterations reached.
 #pragma once
 #include <cstdint>

@@ -20,9 +20,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCES = ["tests/reduction/test_dpor.cpp", "tests/reduction/test_litmus.cpp",
            "tests/reduction/test_random_programs.cpp", "tests/reduction/program.cpp",
-           "tests/reduction/program_search.cpp", "verify/footprint_types.cpp", "verify/search_state.cpp"]
+           "tests/reduction/program_search.cpp", "verify/search/footprint_types.cpp", "verify/search/search_state.cpp"]
 
-S, F, T = "verify/shard_scheduler.hpp", "verify/step_footprint.hpp", "verify/footprint_types.cpp"
+S, F, T = "verify/search/shard_scheduler.hpp", "verify/search/step_footprint.hpp", "verify/search/footprint_types.cpp"
 
 # name: (file, text, replacement, what the bug does)
 BUGS = {

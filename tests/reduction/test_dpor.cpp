@@ -1,11 +1,11 @@
-// The reduction (verify/shard_scheduler.hpp: source-DPOR with sleep sets) on small Relacy tests
+// The reduction (verify/search/shard_scheduler.hpp: source-DPOR with sleep sets) on small Relacy tests
 // of its own, each run under plain full search and reduced: the reduced search must reach every
 // outcome that plain search reaches (a bit per outcome, recorded at the end of each iteration),
 // find the same failures, never fall back, and explore fewer iterations where steps commute.
 #include <gtest/gtest.h>
 #include <cstdint>
 #include <ostream>
-#include "verify/explore.hpp"
+#include "verify/search/explore.hpp"
 // Relacy defines new and delete as macros (its heap during iterations); GoogleTest's TEST
 // registration needs the keywords, outside any iteration.
 #undef new

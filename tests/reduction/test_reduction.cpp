@@ -10,10 +10,10 @@
 #include <cstring>
 #include "model/batch_states.hpp"
 #include "model/mutants.hpp"
-#include "verify/scenario.hpp"
+#include "verify/search/scenario.hpp"
 
 namespace exploration {
-extern bool g_check_event_fields;  // verify/shard_scheduler.hpp (which brings Relacy's macros)
+extern bool g_check_event_fields;  // verify/search/shard_scheduler.hpp (which brings Relacy's macros)
 }
 
 namespace {
@@ -73,7 +73,7 @@ TEST(Reduction, SameVerdictStatesAndFiguresOnEveryScenario) {
   EXPECT_LT(reduced_total * 20, plain_total) << "the reduction no longer reduces";
 }
 
-// The reduction reads the events of known types from their fields (verify/footprint_types.cpp):
+// The reduction reads the events of known types from their fields (verify/search/footprint_types.cpp):
 // on scenarios of every kind of shared object, each event read from its fields reads as its text.
 TEST(Reduction, EventFieldsReadAsTheirText) {
   exploration::g_check_event_fields = true;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include "model/mutants.hpp"
 #include "tests/run_binary.hpp"
-#include "verify/scenario.hpp"
-#include "verify/shards.hpp"
+#include "verify/search/scenario.hpp"
+#include "verify/search/shards.hpp"
 
 namespace {
 

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 #include <cstdio>
 #include "model/mutants.hpp"
-#include "verify/scenario.hpp"
+#include "verify/search/scenario.hpp"
 
 namespace exploration {
-extern bool g_symmetry;  // verify/shard_scheduler.hpp (which brings Relacy's macros)
+extern bool g_symmetry;  // verify/search/shard_scheduler.hpp (which brings Relacy's macros)
 }
 
 namespace {

@@ -3,7 +3,7 @@
 // from tests/data/sleep.maps: the heap shares the PMD and PUD tables with the sleep binary,
 // and next (LC_CTYPE) is in another 512 GiB region, so the ceiling protects neither: only
 // free_pmd_range's and free_pud_range's "start < floor" tests keep the binary's tables.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct brk_shrink_vs_truncate : munmap_against<brk_shrink_vs_truncate> {
   static constexpr layout<7, 2> kLayout = {{

@@ -5,7 +5,7 @@
 // PMD-aligned for that offset, one too short to hold the whole huge page, and a plain one whose
 // PTE table the first pass retracts, so that the second finds its pmd none. The exiting mm's
 // VMA, while still linked, is skipped by hpage_collapse_test_exit.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct exit_vs_khugepaged : exit_against<exit_vs_khugepaged> {
   static constexpr layout<1, 1> kLayout = {{

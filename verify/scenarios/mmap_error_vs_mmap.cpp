@@ -3,7 +3,7 @@
 // process mmaps the same file shared writable. The error path clears vm_file before
 // unmap_region, so free_pgtables never touches i_mmap for a VMA that was never linked;
 // i_mmap_writable, raised and dropped around both mmaps outside the lock, ends at 1.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct mmap_error_vs_mmap : scenario_base<mmap_error_vs_mmap, 2> {
   static constexpr layout<4, 2> kLayout = {{

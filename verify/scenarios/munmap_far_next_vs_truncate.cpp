@@ -3,7 +3,7 @@
 // floor (prev->vm_end) and free_pmd_range's and free_pud_range's "start < floor" tests keep
 // them. Addresses from tests/data/sleep.maps; the locale files and ld.so between libc's bss and
 // the stack are left out so that the stack is next.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct munmap_far_next_vs_truncate : munmap_against<munmap_far_next_vs_truncate> {
   static constexpr layout<9, 2> kLayout = {{

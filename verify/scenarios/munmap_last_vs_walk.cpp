@@ -1,7 +1,7 @@
 // munmap of the last VMA of an mm (nothing above it), whose first PTE table it shares with the
 // VMA below: unmap_region passes USER_PGTABLES_CEILING (0, the top) as ceiling and prev's end
 // as floor, so only the floor keeps the shared table. An rmap walker walks the file of both.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct munmap_last_vs_walk : munmap_against<munmap_last_vs_walk> {
   static constexpr layout<2, 1> kLayout = {{

@@ -2,7 +2,7 @@
 // unmap_region's ceiling (next->vm_start) rounds down to 0 at the PMD level and free_pgd_range
 // must return at once (`if (!ceiling) return`): the PTE table is next's too. The file of both
 // is truncated meanwhile, which walks next through that table.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct munmap_low_vs_truncate : munmap_against<munmap_low_vs_truncate> {
   static constexpr layout<2, 1> kLayout = {{

@@ -3,7 +3,7 @@
 // second process maps the same text, so khugepaged has a table to retract whatever the order.
 // free_pgtables and retract_page_tables never free the same table: teardown hides the VMA from
 // i_mmap before freeing, and khugepaged only frees tables of VMAs it finds in i_mmap.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct munmap_vs_khugepaged : munmap_against<munmap_vs_khugepaged> {
   static constexpr layout<3, 1> kLayout = {{

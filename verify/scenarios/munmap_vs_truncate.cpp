@@ -5,7 +5,7 @@
 // 0x7fbf22600000. The two locale VMAs are modelled as two windows of one locale archive, so
 // that one truncation reaches both neighbours. unmap_region must pass prev->vm_end and
 // next->vm_start as floor and ceiling, so that free_pgd_range frees neither shared table.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct munmap_vs_truncate : munmap_against<munmap_vs_truncate> {
   static constexpr layout<8, 2> kLayout = {{

@@ -1,6 +1,6 @@
 // The faithful rw_semaphore under a small teardown: checks that the abstract semaphore of the
 // other teardown scenarios stands for it (same verdicts on the same code).
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct rwsem_agrees : exit_against<rwsem_agrees, rwsem_count_model> {
   static constexpr layout<2, 1> kLayout = {{

@@ -1,7 +1,7 @@
 // A writer and a reader that comes back: a writer that waited too long sets
 // RWSEM_FLAG_HANDOFF, and the lock must then go to it, not to the returning reader.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_handoff : scenario_base<rwsem_handoff, 2> {
   rwsem_count_model sem{"sem"};

@@ -4,7 +4,7 @@
 // The first writer also reaches the handoff retry path: it spins on the owner and tries again
 // without sleeping when the lock has been let go.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_handoff_two_writers : scenario_base<rwsem_handoff_two_writers, 3> {
   static constexpr int spurious_wakeups = 1;  // every wait loop must survive a wake-up not meant for it

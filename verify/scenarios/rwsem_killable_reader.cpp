@@ -3,7 +3,7 @@
 // waiter.task under wait_lock), and a reader that leaves the queue first wakes the one behind
 // it (out_nolock, rwsem_del_wake_waiter).
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_killable_reader : scenario_base<rwsem_killable_reader, 3> {
   rwsem_count_model sem{"sem"};

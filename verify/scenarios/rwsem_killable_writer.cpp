@@ -4,7 +4,7 @@
 // (out_nolock, rwsem_del_wake_waiter), the reader behind it must still get the lock, even if
 // the last up_read's wake-up went to the writer that left.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_killable_writer : scenario_base<rwsem_killable_writer, 3> {
   rwsem_count_model sem{"sem"};

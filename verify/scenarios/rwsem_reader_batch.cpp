@@ -3,7 +3,7 @@
 // another waker's wake_q (the kernel's wake_q_add does not queue it twice). A second writer
 // queues among the readers; rwsem_mark_wake skips it and grants the readers around it.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_reader_batch : scenario_base<rwsem_reader_batch, 3> {
   static constexpr int spurious_wakeups = 1;  // every wait loop must survive a wake-up not meant for it

@@ -1,7 +1,7 @@
 // A writer and a reader on one faithful rw_semaphore, one lock round each: the reader
 // queues behind the writer and the writer behind the reader, in every order.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_reader_writer : scenario_base<rwsem_reader_writer, 2> {
   rwsem_count_model sem{"sem"};

@@ -1,7 +1,7 @@
 // A writer and two readers on one faithful rw_semaphore: the readers queue behind the writer
 // and the writer behind the readers, in every order.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_readers_writer : scenario_base<rwsem_readers_writer, 3> {
   rwsem_count_model sem{"sem"};

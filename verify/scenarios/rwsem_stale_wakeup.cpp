@@ -5,7 +5,7 @@
 // grant; so the grant must be published before the claim ("issuing the wakeup (either by us or
 // someone else) after setting the reader waiter to nil").
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_stale_wakeup : scenario_base<rwsem_stale_wakeup, 3> {
   rwsem_count_model sem{"sem"};

@@ -3,7 +3,7 @@
 // process mmaps A (mmap_region, whose vma_link_file is a second writer). Three tasks, so that the teardown's writer
 // can queue behind the walker while the mmap writer queues behind it (rwsem_mark_wake wakes a
 // writer after a reader, and the unlock of one writer hands the lock to the next).
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct rwsem_teardown_walker_mmap : scenario_base<rwsem_teardown_walker_mmap, 3> {
   static constexpr layout<2, 1> kLayout = {{

@@ -2,7 +2,7 @@
 // a reader and a writer that may time out and request handoff while the reader holds the lock:
 // the trylocks must fail rather than take a lock that is handed to the waiting writer.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_trylock_walker : scenario_base<rwsem_trylock_walker, 3> {
   rwsem_count_model sem{"sem"};

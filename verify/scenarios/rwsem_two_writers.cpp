@@ -1,6 +1,6 @@
 // Two writers take one faithful rw_semaphore and each increment a protected counter.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_two_writers : scenario_base<rwsem_two_writers, 2> {
   rwsem_count_model sem{"sem"};

@@ -1,7 +1,7 @@
 // Two writers and a reader: the reader queues between writers, and a writer queues behind a
 // reader, so that rwsem_mark_wake wakes a writer, and readers wake a writer on their way out.
 #include "model/rwsem_count.hpp"
-#include "verify/scenario_base.hpp"
+#include "verify/search/scenario_base.hpp"
 
 struct rwsem_writers_reader : scenario_base<rwsem_writers_reader, 3> {
   rwsem_count_model sem{"sem"};

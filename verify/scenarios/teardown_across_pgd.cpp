@@ -2,7 +2,7 @@
 // reservation (a JIT's code cache, a database's mapped file) can be: its page tables hang from
 // two PGD entries, so free_pgd_range's loop runs twice and pgd_addr_end stops at the boundary.
 // An rmap walker walks a page on each side of it.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_across_pgd : exit_against<teardown_across_pgd> {
   static constexpr layout<1, 1> kLayout = {{

@@ -1,6 +1,6 @@
 // Ten consecutive VMAs of one file: the batch fills at eight and must be processed before the
 // ninth is added, while another process mmaps the same file.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_batch_overflow : scenario_base<teardown_batch_overflow, 2> {
   static constexpr unsigned long B = 0x7f0000000000, S = 0x10000;

@@ -2,7 +2,7 @@
 // were duplicated, then XA_ZERO_ENTRY where duplication stopped, then the parent's VMAs that
 // were never copied. free_pgtables must stop at the marker (found while gathering a group),
 // while an rmap walker walks the parent's VMA of another file, which stays mapped.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_failed_fork : failed_fork_against<teardown_failed_fork> {
   static constexpr layout<2, 2> kLayout = {{

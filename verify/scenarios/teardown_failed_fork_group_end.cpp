@@ -2,7 +2,7 @@
 // its own: free_pgtables meets XA_ZERO_ENTRY as the next VMA of a group's first VMA (the test at
 // the top of its loop), not while gathering. The child has the binary's two VMAs, then libc's
 // first, far away; the parent's next libc VMA, never copied, follows the marker.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_failed_fork_group_end : failed_fork_against<teardown_failed_fork_group_end> {
   static constexpr layout<3, 2> kLayout = {{

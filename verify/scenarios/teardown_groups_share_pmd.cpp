@@ -3,7 +3,7 @@
 // at their tests/data/sleep.maps addresses. The first group's free_pgd_range must stop below
 // next->vm_start: the PMD and PUD tables stay until the second group, still in i_mmap and
 // walked by an rmap walker, is hidden. check_mm then finds every table page freed.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_groups_share_pmd : exit_against<teardown_groups_share_pmd> {
   static constexpr layout<8, 3> kLayout = {{

@@ -1,6 +1,6 @@
 // A hugetlb VMA between two VMAs of a library: free_pgtables does not gather across it and
 // unlinks it unbatched (the seed's v6.11 code), while an rmap walker walks the library.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_hugetlb : exit_against<teardown_hugetlb> {
   static constexpr layout<3, 2> kLayout = {{

@@ -2,7 +2,7 @@
 // rmap walk of the hugetlbfs file (memory-failure or migration of a huge page), which reads
 // the huge PMD entries inside the VMA's PMD table. That PMD table is the VMA's alone, so
 // hugetlb_free_pgd_range frees it (ceiling 0): unlink_file_vma must hide the VMA first.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_hugetlb_vs_walk : exit_against<teardown_hugetlb_vs_walk> {
   static constexpr layout<3, 2> kLayout = {{

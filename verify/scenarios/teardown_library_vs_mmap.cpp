@@ -1,7 +1,7 @@
 // An exiting process tears down libc (five VMAs of one file and its bss) and a shared writable
 // mapping of a shm file, while another process mmaps libc and the shm file: i_mmap_writable of
 // the shm mapping is raised by the mmap and dropped by the teardown at the same time.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_library_vs_mmap : scenario_base<teardown_library_vs_mmap, 2> {
   static constexpr layout<7, 2> kLayout = {{

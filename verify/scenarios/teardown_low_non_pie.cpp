@@ -4,7 +4,7 @@
 // where free_pmd_range and free_pud_range round the ceiling down to 0 and must free nothing
 // (their `if (!ceiling) return`), since the next group's VMA still needs the table above.
 // An rmap walker walks the binary, whose page tables are shared with nobody else.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_low_non_pie : exit_against<teardown_low_non_pie> {
   static constexpr layout<4, 2> kLayout = {{

@@ -1,7 +1,7 @@
 // Two struct files of one inode (the library opened twice) share one mapping: the batch
 // compares files, so it is processed between them (correct, only slower), while the file is
 // truncated through the shared mapping.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_shared_inode : exit_against<teardown_shared_inode> {
   static constexpr layout<3, 2> kLayout = {{

@@ -4,7 +4,7 @@
 // them on the first fault. So free_pgd_range meets a none P4D entry (the middle 512 GiB) and
 // free_pud_range none PUD entries (the 1 GiB stretches before the last page), and must skip
 // them (pXd_none_or_clear_bad) while an rmap walker walks each touched page.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_sparse_mapping : exit_against<teardown_sparse_mapping> {
   static constexpr unsigned long kStart = 0x7effffe00000, kEnd = 0x7f8080200000;

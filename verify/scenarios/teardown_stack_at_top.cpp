@@ -3,7 +3,7 @@
 // the stack's region ending just below TASK_SIZE (0x7ffffffff000), where ceiling 0 stands for
 // the top and every "- 1" comparison of free_pgd_range must not wrap. An rmap walker walks the
 // file that has a VMA on each side of the boundary.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_stack_at_top : exit_against<teardown_stack_at_top> {
   static constexpr layout<4, 1> kLayout = {{

@@ -1,6 +1,6 @@
 // An exiting process with two libraries back to back: the batch must be processed when the
 // next VMA belongs to another file, while an rmap walker walks the second file's mapping.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_two_files : exit_against<teardown_two_files> {
   static constexpr layout<4, 2> kLayout = {{

@@ -1,6 +1,6 @@
 // Two processes exit at once, both mapping the same library: their batches take the same
 // i_mmap_rwsem for write and remove VMAs from the same tree.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_two_processes : scenario_base<teardown_two_processes, 2> {
   static constexpr layout<3, 1> kLayout = {{

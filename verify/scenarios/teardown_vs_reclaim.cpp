@@ -1,7 +1,7 @@
 // Exit of a library layout while reclaim walks the library's rmap with try_lock
 // (shrink_folio_list -> folio_referenced): i_mmap_trylock_read fails while the teardown holds
 // the write lock, and the walker must give up rather than walk the tree.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_vs_reclaim : exit_against<teardown_vs_reclaim> {
   static constexpr layout<6, 1> kLayout = {{

@@ -1,7 +1,7 @@
 // An exiting process tears down a shared library mapped as five consecutive VMAs of one file
 // (r--p, r-xp, r--p, r--p relro, rw-p) and its anonymous bss, while an rmap walker (e.g.
 // folio_referenced from reclaim) walks the library's i_mmap and touches every VMA it finds.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_vs_rmap_walk : exit_against<teardown_vs_rmap_walk> {
   static constexpr layout<6, 1> kLayout = {{

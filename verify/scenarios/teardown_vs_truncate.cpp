@@ -1,7 +1,7 @@
 // An exiting process whose layout has an anonymous VMA between two VMAs of the same file (the
 // batch skips it without flushing) and a second file, while the file is truncated:
 // unmap_mapping_range zaps every VMA it finds in i_mmap.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_vs_truncate : exit_against<teardown_vs_truncate> {
   static constexpr layout<4, 2> kLayout = {{

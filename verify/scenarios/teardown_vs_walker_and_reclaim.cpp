@@ -1,7 +1,7 @@
 // Exit of a library's two first VMAs while two rmap walkers of its file run side by side: a
 // blocking one (folio_referenced from the LRU scan) and reclaim's try_lock one, which gives up
 // when i_mmap_trylock_read fails. Three tasks; the addresses are libc's in tests/data/sleep.maps.
-#include "verify/teardown_world.hpp"
+#include "verify/scenarios/teardown_world.hpp"
 
 struct teardown_vs_walker_and_reclaim : scenario_base<teardown_vs_walker_and_reclaim, 3> {
   static constexpr layout<2, 1> kLayout = {{

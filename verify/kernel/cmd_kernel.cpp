@@ -1,0 +1,612 @@
+// vmaverify kernel: the teardown scenarios on the kernel's own batch code and free_pgtables,
+// and the rwsem scenarios on its kernel/locking/rwsem.c, taken from a kernel tree
+// (verify/kernel/kernel_build.hpp), patched if asked. vmaverify builds the
+// checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
+// runs this same command, explores.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include "model/batch_states.hpp"
+#include "model/kernel_rwsem.hpp"
+#include "model/kernel_source.hpp"
+#include "model/mutants.hpp"
+#include "proofs/prover.hpp"
+#include "proofs/spec_file.hpp"
+#include "verify/checks/all.hpp"
+#include "verify/cli/cli.hpp"
+#include "verify/report/json_out.hpp"
+#include "verify/report/junit.hpp"
+#include "verify/kernel/kernel_build.hpp"
+#include "verify/kernel/kernel_coverage.hpp"
+#include "verify/kernel/kernel_sandbox.hpp"
+#include "verify/report/result_output.hpp"
+#include "verify/report/safe_write.hpp"
+#include "verify/search/scenario.hpp"
+#include "verify/report/trace.hpp"
+
+namespace {
+
+// Iterations per scenario unless --budget says otherwise: the two-task searches on the tree's
+// code end well below it, the three-task ones and the killable writer do not (tens of millions
+// of iterations, many minutes each), so that `vmaverify kernel` with every scenario ends within
+// minutes, those searches `incomplete` and said so. --budget 0 lifts it.
+constexpr long long kDefaultKernelBudget = 5000000;
+
+struct KernelArgs {
+  std::string tree, trace, junit, mutant = "none", search, exceptions;
+  std::vector<std::string> patches, scenarios, configs;
+  long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  bool agree = false, json = false, quiet = false, coverage = false;
+};
+
+// The scenarios whose threads run free_pgtables: those with a layout's lock figures.
+bool is_teardown(const Scenario& s) { return s.figures != nullptr; }
+// The scenarios of the faithful rw_semaphore alone, which the tree's rwsem.c runs.
+bool is_rwsem(const Scenario& s) { return !is_teardown(s) && s.name.rfind("rwsem_", 0) == 0; }
+// The rwsem scenarios whose tasks wait killably (down_read_killable, down_write_killable): a tree
+// whose rwsem.c has no __down_read_killable / __down_write_killable cannot serve them.
+bool needs_killable(const Scenario& s) { return s.name.rfind("rwsem_killable_", 0) == 0; }
+bool tree_has_killable() { return g_kernel_rwsem_linked && g_kernel_rwsem_linked->down_read_killable; }
+
+std::string state_text(const BatchSnapshot& s) {
+  std::string v;
+  for (int i = 0; i < std::min(std::max(s.count, 0), BATCH_SLOTS); i++) v += (i ? "," : "") + std::to_string(s.vmas[i]);
+  char b[160];
+  std::snprintf(b, sizeof b, "{count=%d vmas=[%s] round_trips=%d appends=%d removals=%d%s}", s.count, v.c_str(),
+                s.lock_round_trips, s.appends, s.removals, s.finalized ? " finalized" : "");
+  return b;
+}
+
+using StateSet = std::set<std::string>;  // the snapshots' bytes
+StateSet explored_states() {
+  StateSet set;
+  for (const BatchSnapshot& s : explored_batch_states()) set.insert(std::string((const char*)&s, sizeof s));
+  return set;
+}
+std::string only_in(const StateSet& a, const StateSet& b) {
+  std::string out;
+  int shown = 0, n = 0;
+  for (const std::string& s : a)
+    if (!b.count(s)) {
+      n++;
+      if (shown++ < 2) {
+        BatchSnapshot snap;
+        std::memcpy(static_cast<void*>(&snap), s.data(), sizeof snap);
+        out += (out.empty() ? "" : " ") + state_text(snap);
+      }
+    }
+  return n == 0 ? "" : std::to_string(n) + " (e.g. " + out + ")";
+}
+
+// In the checker, after the scenarios: each hunk of each patch against what the checker compiled
+// and what the scenarios executed. A verdict covers only code that ran: any hunk that did not
+// makes the outcome `incomplete`, each such hunk named.
+// counts: the kernel lines' execution counts, null when not measured (why says why).
+Outcome patched_hunks_outcome(const KernelArgs& a, const LineCounts* counts, const std::string& why, Json* hunks_json) {
+  Outcome out;
+  out.r.scenario = "patched hunks";
+  out.r.variant = "kernel";
+  out.r.search = "line coverage";
+  out.expected = "verified";
+  std::vector<PatchHunk> hunks;
+  for (const std::string& p : a.patches) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const PatchHunk& h : parse_patch_hunks(p, text.str())) hunks.push_back(h);
+  }
+  const KernelLines compiled = compiled_kernel_lines(kernel_generated_sources());
+  const bool measured = counts != nullptr;
+  int ran = 0;
+  std::vector<std::string> missing;
+  *hunks_json = Json::array();
+  for (const PatchHunk& h : hunks) {
+    const HunkCoverage c = classify_hunk(h, compiled, counts);
+    const std::string text = hunk_text(h, c);
+    if (hunk_leaves_incomplete(c)) missing.push_back(text);
+    else ran++;
+    hunks_json->push_back({{"patch", h.patch}, {"file", h.file}, {"line", hunk_first_line(h)},
+                           {"function", h.context},
+                           {"coverage", text.substr(text.rfind(": ") + 2)}, {"ran", !hunk_leaves_incomplete(c)}});
+  }
+  out.r.iterations = 0;
+  if (missing.empty()) {
+    out.r.result = "verified";
+    out.r.message = "every hunk of the patches ran under the checker (" + std::to_string(ran) + ")";
+  } else {
+    out.r.result = "incomplete";
+    out.r.message = std::to_string(missing.size()) + " of " + std::to_string(hunks.size()) +
+                    " patched hunks never ran under the checker, so no verdict covers them: ";
+    for (size_t i = 0; i < missing.size(); i++) out.r.message += (i ? "; " : "") + missing[i];
+    if (!measured) out.r.message += " (" + why + ")";
+  }
+  out.as_expected = out.r.result == "verified";
+  return out;
+}
+
+// In the checker, after the scenarios (--coverage): the line and branch coverage of the tree's
+// code they ran, against the exceptions file. Every line and branch reached or excepted is
+// `verified`; a gap outside the exceptions, or an exception that matches no gap while every
+// scenario ran, is a failure (exit 1), as with vmaverify coverage.
+Outcome coverage_outcome(const KernelArgs& a, const std::string* gcov_json, const std::string& why,
+                         std::vector<CoverageException>* exceptions, Json* report_json) {
+  Outcome out;
+  out.r.scenario = "kernel coverage";
+  out.r.variant = "kernel";
+  out.r.search = "line and branch coverage";
+  out.expected = "verified";
+  out.r.iterations = 0;
+  CoverageReport r;
+  std::string err = gcov_json ? "" : why;
+  if (gcov_json && !kernel_coverage_report(*gcov_json, kernel_generated_sources(), exceptions, &r, &err)) {}
+  if (!err.empty()) {
+    out.r.result = "error";
+    out.r.kind = "coverage not measured";
+    out.r.message = err;
+    return out;
+  }
+  const bool every_scenario = a.scenarios.empty();
+  int stale = 0;
+  for (const CoverageException& x : *exceptions) stale += every_scenario && !x.used;
+  int lines = 0, lines_run = 0, branches = 0, taken = 0;
+  Json functions = Json::array(), gaps = Json::array();
+  for (const FunctionCoverage& f : r.functions) {
+    lines += f.lines, lines_run += f.lines_run, branches += f.branches, taken += f.branches_taken;
+    functions.push_back({{"file", f.file}, {"function", f.name}, {"lines", f.lines}, {"lines_run", f.lines_run},
+                         {"branches", f.branches}, {"branches_taken", f.branches_taken}});
+  }
+  for (const CoverageGap& g : r.gaps)
+    gaps.push_back({{"file", g.file}, {"line", g.line}, {"function", g.function}, {"code", g.code},
+                    {"branches", g.branches}, {"branches_taken", g.branches_taken},
+                    {"excepted", g.excepted ? g.excepted->reason : ""}});
+  *report_json = {{"functions", functions}, {"gaps", gaps}, {"text", coverage_text(r, *exceptions)}};
+  char figures[200];
+  std::snprintf(figures, sizeof figures, "lines %d/%d, branches %d/%d of %zu functions from the tree; ", lines_run, lines,
+                taken, branches, r.functions.size());
+  const int unexcepted = r.unexcepted_gaps();
+  out.r.result = unexcepted || stale ? "counterexample" : "verified";
+  out.r.kind = unexcepted || stale ? "coverage gap" : "";
+  out.r.message = figures + std::to_string(unexcepted) + " gaps outside the exceptions" +
+                  (every_scenario ? ", " + std::to_string(stale) + " stale exceptions"
+                                  : " (stale exceptions not judged: a subset of the scenarios ran)");
+  out.as_expected = out.r.result == "verified";
+  return out;
+}
+
+struct ScenarioOutcome {
+  Outcome out;
+  std::string agreement;
+};
+
+// In the contained child: one scenario on the kernel's code, and with --agree on the hand model
+// too; its outcome and, with --agree, what the comparison found.
+ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
+  RunOptions o;
+  o.progress = !a.quiet;
+  o.mutant = a.mutant;
+  o.budget = (uint64_t)a.budget;
+  if (!a.search.empty()) SearchSpec::parse(a.search, &o.search, nullptr);  // validated while parsing
+  // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
+  // scenarios', and those of the teardowns under the faithful semaphore) the tree's rwsem.c.
+  const bool rwsem = is_rwsem(*s);
+  g_kernel_rwsem = g_kernel_rwsem_linked;
+  if (!rwsem) g_kernel_free_pgtables = g_kernel_free_pgtables_linked;
+  g_active_mutant_reached = false;
+  Outcome out;
+  out.r = run_scenario(*s, o, !a.search.empty());
+  const StateSet kernel_states = explored_states();
+  g_kernel_free_pgtables = nullptr;
+  g_kernel_rwsem = nullptr;
+  out.r.variant = "kernel";
+  if (a.mutant != "none" && !g_active_mutant_reached) {
+    // A switch in the hand model's batch or free_pgtables is not in the kernel's code: a
+    // verdict without it would be a verdict on nothing seeded.
+    out.r.result = "error";
+    out.r.kind = "mutant not reached";
+    out.r.message = "mutant " + a.mutant + " was never reached: its switch is in code taken from the tree (a --patch "
+                    "seeds a bug there) or outside what " + s->name + " runs";
+  }
+  out.expected = "verified";
+  out.as_expected = out.r.result == "verified";
+  std::string agreement;
+  if (a.agree) {
+    RunResult hand = run_scenario(*s, o, !a.search.empty());
+    const StateSet hand_states = explored_states();
+    const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
+    out.expected = "verified, agreeing with the hand model";
+    const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
+    if (agrees && rwsem) {
+      agreement = "agrees with the hand model: same verdict";
+    } else if (agrees) {
+      agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
+    } else {
+      agreement = "disagrees with the hand model: hand model " + hand.result + (hand.kind.empty() ? "" : " (" + hand.kind + ")") +
+                  " with " + std::to_string(hand_states.size()) + " batch states, kernel code " + out.r.result +
+                  (out.r.kind.empty() ? "" : " (" + out.r.kind + ")") + " with " + std::to_string(kernel_states.size()) +
+                  (only_hand.empty() ? "" : "; only the hand model reached " + only_hand) +
+                  (only_kernel.empty() ? "" : "; only the kernel code reached " + only_kernel);
+      out.as_expected = false;
+      if (out.r.result == "verified") {
+        out.r.result = "counterexample";
+        out.r.kind = "disagreement";
+        out.r.message = agreement;
+      }
+    }
+  }
+  return {out, agreement};
+}
+
+void write_all(int fd, const std::string& text) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0 && errno != EINTR) return;
+    if (n > 0) done += (size_t)n;
+  }
+}
+
+std::string hex(const std::string& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string h;
+  for (unsigned char c : bytes) h += digits[c >> 4], h += digits[c & 15];
+  return h;
+}
+std::string unhex(const std::string& h) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < h.size(); i += 2) bytes += (char)std::stoi(h.substr(i, 2), nullptr, 16);
+  return bytes;
+}
+
+// Run the scenarios in a child process under the syscall filter (verify/kernel/kernel_sandbox.hpp),
+// each outcome handed to `sink` as it arrives; with count_lines the child hands over its gcov
+// counters at the end. Returns "" when every scenario ran, otherwise what stopped the child.
+std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*>& chosen, bool count_lines,
+                          std::vector<GcdaFile>* gcda, const std::function<void(Outcome, const std::string&)>& sink) {
+  // What the child would otherwise read from files: the spec files every explored batch state
+  // is checked against (and the Z3 checker built from them), and the binary's hash for traces.
+  freeze_spec_files(default_spec_files());
+  std::string spec, why;
+  check_states_against_specs({}, default_spec_files(), &spec, &why);
+  current_origin();
+  int fds[2];
+  if (pipe(fds) != 0) return std::string("could not start: ") + std::strerror(errno);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return std::string("could not start: ") + std::strerror(errno);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string why;
+    if (!enter_kernel_sandbox({}, fds[1], &why)) {
+      write_all(fds[1], "refused " + why + "\n");
+      _exit(1);
+    }
+    for (const Scenario* s : chosen) {
+      const ScenarioOutcome r = run_one(a, s);
+      write_all(fds[1], json_line(Json{{"agreement", r.agreement}, {"outcome", outcome_wire(r.out)}}) + "\n");
+    }
+    if (count_lines)
+      for (const GcdaFile& f : kernel_gcda_files()) write_all(fds[1], json_line(Json{{"gcda", f.name}, {"bytes", hex(f.bytes)}}) + "\n");
+    write_all(fds[1], "done\n");
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text, refused;
+  bool done = false;
+  int forbidden = -1;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    text.append(buf, (size_t)n);
+    for (size_t nl; (nl = text.find('\n')) != std::string::npos; text.erase(0, nl + 1)) {
+      const std::string line = text.substr(0, nl);
+      if (line == "done") done = true;
+      else if (line.rfind("forbidden ", 0) == 0) forbidden = std::atoi(line.c_str() + 10);
+      else if (line.rfind("refused ", 0) == 0) refused = line.substr(8);
+      else {
+        const Json j = Json::parse(line, nullptr, false);
+        Outcome o;
+        if (j.contains("gcda")) gcda->push_back({j["gcda"].get<std::string>(), unhex(j["bytes"].get<std::string>())});
+        else if (j.contains("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o))
+          sink(o, j.value("agreement", ""));
+      }
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (forbidden >= 0)
+    return "made the system call " + syscall_name(forbidden) + ", which the checker forbids (code from a tree or a "
+           "patch may compute, not reach the system); stopped";
+  if (!refused.empty()) return "could not be contained: " + refused;
+  if (WIFSIGNALED(status)) return std::string("crashed: signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "ended with status " + std::to_string(WEXITSTATUS(status)) + " before every scenario ran";
+}
+
+// ", configured CONFIG_RWSEM_SPIN_ON_OWNER=y CONFIG_DEBUG_RWSEMS=y": the settings in force.
+std::string config_text(const std::vector<std::string>& given) {
+  std::string t;
+  for (const std::string& d : kernel_config_defaults()) {
+    std::string v = d;
+    for (const std::string& g : given)
+      if (g.compare(0, g.find('='), d, 0, d.find('=')) == 0 && g.find('=') == d.find('=')) v = g;
+    t += " " + v;
+  }
+  return ", configured" + t;
+}
+
+// In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
+int check(const KernelArgs& a) {
+  // The line counters' directory goes whatever happens below (an error, a stopped child).
+  struct Discard {
+    ~Discard() { discard_kernel_line_counts(); }
+  } discard;
+  std::vector<const Scenario*> chosen;
+  for (const std::string& n : a.scenarios) {
+    const Scenario* s = find_scenario(n);
+    if (is_teardown(*s) && !g_kernel_free_pgtables_linked)
+      return usage_error("kernel: " + n + " runs mm/ code (free_pgtables, the batch) that this tree does not have");
+    if (is_rwsem(*s) && !g_kernel_rwsem_linked)
+      return usage_error("kernel: " + n + " runs kernel/locking/rwsem.c, which this tree does not have");
+    if (needs_killable(*s) && !tree_has_killable())
+      return usage_error("kernel: " + n + " waits killably: this tree's kernel/locking/rwsem.c has no "
+                         "__down_read_killable and __down_write_killable");
+    chosen.push_back(s);
+  }
+  // Default: every scenario the tree's code serves, the rwsem ones first and the reduced searches
+  // last: a search after a completed reduced one in the same process once crashed inside Relacy
+  // (README, "vmaverify kernel": no longer reproduced, cause not found, so the order stays).
+  if (chosen.empty()) {
+    for (const Scenario& s : all_scenarios())
+      if (is_rwsem(s) && g_kernel_rwsem_linked && (!needs_killable(s) || tree_has_killable())) chosen.push_back(&s);
+    for (bool reduced : {false, true})
+      for (const Scenario& s : all_scenarios())
+        if (is_teardown(s) && g_kernel_free_pgtables_linked && (s.search.find("reduce") != std::string::npos) == reduced)
+          chosen.push_back(&s);
+  }
+  std::vector<CoverageException> exceptions;
+  if (a.coverage) {
+    std::string err;
+    const std::string file = a.exceptions.empty() ? default_kernel_coverage_exceptions() : a.exceptions;
+    if (!read_kernel_coverage_exceptions(file, kernel_generated_sources(), &exceptions, &err))
+      return usage_error("kernel: --exceptions: " + err);
+  }
+  std::string files = g_kernel_free_pgtables_linked ? g_kernel_source_files : "";
+  if (g_kernel_rwsem_linked) files += (files.empty() ? "" : ", ") + std::string(g_kernel_rwsem_source_file);
+  if (!a.quiet && !a.json)
+    std::printf("kernel code: %s of %s%s%s\n", files.c_str(), a.tree.empty() ? default_kernel_tarball() : a.tree.c_str(),
+                a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str(),
+                config_text(a.configs).c_str());
+  std::vector<Outcome> outcomes;
+  bool trace_written = false;
+  int worst = EXIT_VERIFIED;
+  std::vector<GcdaFile> gcda;
+  const bool count_lines = !a.patches.empty() || a.coverage;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string stopped = run_contained(a, chosen, count_lines, &gcda, [&](Outcome out, const std::string& agreement) {
+    std::string trace;
+    if (!a.trace.empty() && !trace_written && !out.r.state.empty()) {
+      std::string err;
+      if (write_trace(a.trace, out.r, &err)) trace = a.trace;
+      else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
+      trace_written = true;
+    }
+    out.trace = trace;
+    if (a.json) {
+      Json j = outcome_json(out, trace);
+      if (a.agree) j["agreement"] = agreement;
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+      if (!agreement.empty()) std::printf("  %s\n", agreement.c_str());
+      if (out.r.result == "counterexample" && !out.r.events.empty() && !a.quiet) std::printf("%s", trace_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    int st = out.as_expected ? EXIT_VERIFIED : exit_status(out.r) == EXIT_VERIFIED ? EXIT_COUNTEREXAMPLE : exit_status(out.r);
+    if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE) || (st == EXIT_INCOMPLETE && worst == EXIT_VERIFIED))
+      worst = st;
+    outcomes.push_back(out);
+    if (!a.quiet) {
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "kernel: %zu/%zu scenarios, %.0f s\n", outcomes.size(), chosen.size(), sec);
+    }
+  });
+  if (!stopped.empty()) {
+    // No verdict: the code under check stopped before every scenario ran (a forbidden call, a
+    // crash). The scenarios it finished are reported above.
+    Outcome out;
+    out.r.scenario = "kernel";
+    out.r.variant = "kernel";
+    out.r.result = "error";
+    out.r.kind = stopped.rfind("made the system call", 0) == 0 ? "forbidden system call" : "crash";
+    out.r.message = "the checked code " + stopped;
+    out.expected = "verified";
+    if (a.json) std::printf("%s\n", json_line(outcome_json(out, "")).c_str());
+    else std::printf("FAIL %s\n", result_text(out.r).c_str());
+    std::fflush(stdout);
+    worst = EXIT_USAGE;
+    outcomes.push_back(out);
+  }
+  // The counters, read once (a process dumps its gcov counters once).
+  std::string gcov_json, why;
+  const bool measured = count_lines && stopped.empty() && read_kernel_counters(gcda, &gcov_json, &why);
+  if (count_lines && !stopped.empty()) why = "the checked code stopped before its counters were handed over";
+  if (a.coverage) {
+    Json report;
+    Outcome out = coverage_outcome(a, measured ? &gcov_json : nullptr, why, &exceptions, &report);
+    if (a.json) {
+      Json j = outcome_json(out, "");
+      j["functions"] = report.value("functions", Json::array());
+      j["gaps"] = report.value("gaps", Json::array());
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      std::printf("%s", report.value("text", "").c_str());
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    const int st = out.r.result == "error" ? EXIT_USAGE : out.as_expected ? EXIT_VERIFIED : EXIT_COUNTEREXAMPLE;
+    if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE)) worst = st;
+    outcomes.push_back(out);
+  }
+  if (!a.patches.empty()) {
+    Json hunks;
+    LineCounts counts;
+    if (measured && !parse_gcov_json(gcov_json, &counts)) why = "gcov's output has no line counts";
+    const bool lines_read = measured && why.empty();
+    Outcome out = patched_hunks_outcome(a, lines_read ? &counts : nullptr, why, &hunks);
+    if (a.json) {
+      Json j = outcome_json(out, "");
+      j["hunks"] = hunks;
+      std::printf("%s\n", json_line(j).c_str());
+    } else {
+      for (const auto& h : hunks)
+        std::printf("  hunk %s:%d%s: %s\n", h["file"].get<std::string>().c_str(), h["line"].get<int>(),
+                    h["function"].get<std::string>().empty() ? "" : (" (" + h["function"].get<std::string>() + ")").c_str(),
+                    h["coverage"].get<std::string>().c_str());
+      std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
+    }
+    std::fflush(stdout);
+    if (!out.as_expected && worst == EXIT_VERIFIED) worst = EXIT_INCOMPLETE;
+    outcomes.push_back(out);
+  }
+  // The closing line: what was checked and how it came out, incomplete searches counted apart.
+  int unexpected = 0, incomplete = 0;
+  for (const Outcome& o : outcomes)
+    if (!o.as_expected) (o.r.result == "incomplete" ? incomplete : unexpected)++;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (a.json)
+    std::printf("%s\n", json_line(summary_json((int)outcomes.size(), unexpected, incomplete, seconds)).c_str());
+  else
+    std::printf("%zu checked, %zu as expected, %d unexpected, %d incomplete, %.0f s\n", outcomes.size(),
+                outcomes.size() - unexpected - incomplete, unexpected, incomplete, seconds);
+  std::string err;
+  if (!a.junit.empty() && !write_junit(a.junit, outcomes, &err)) return usage_error("kernel: " + err);
+  return worst;
+}
+
+// In vmaverify: build the checker for this tree and these patches, then run it.
+int build_and_hand_over(const KernelArgs& a) {
+  if (!a.junit.empty()) {  // checked before the minutes of building and checking; nothing created
+    const std::string why = unwritable_path(a.junit);
+    if (!why.empty()) return usage_error("kernel: --junit " + why);
+  }
+  KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet, a.coverage, a.configs);
+  if (b.interrupted) {  // ended by the signal, as without the build's clean-up
+    std::fprintf(stderr, "vmaverify: kernel: %s\n", b.error.c_str());
+    std::fflush(nullptr);
+    signal(b.interrupted, SIG_DFL);
+    raise(b.interrupted);
+  }
+  if (!b.error.empty()) return usage_error("kernel: " + b.error);
+  std::string err;
+  if ((!a.patches.empty() || a.coverage) && !prepare_kernel_line_counts(b.checker, &err))
+    return usage_error("kernel: " + err);
+  std::vector<std::string> args = {b.checker, "kernel"};
+  if (!a.tree.empty()) args.insert(args.end(), {"--tree", a.tree});
+  for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});
+  if (!a.trace.empty()) args.insert(args.end(), {"--trace", a.trace});
+  if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
+  if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
+  if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
+  for (const std::string& c : a.configs) args.insert(args.end(), {"--config", c});
+  args.insert(args.end(), {"--budget", std::to_string(a.budget)});
+  if (a.coverage) args.push_back("--coverage");
+  if (a.coverage) args.insert(args.end(), {"--exceptions", a.exceptions.empty() ? default_kernel_coverage_exceptions()
+                                                                                 : a.exceptions});
+  if (a.agree) args.push_back("--agree");
+  if (a.json) args.push_back("--json");
+  if (a.quiet) args.push_back("--quiet");
+  for (const std::string& s : a.scenarios) args.push_back(s);
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(&s[0]);
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  execv(argv[0], argv.data());
+  return usage_error("kernel: cannot run the checker " + b.checker + ": " + std::strerror(errno));
+}
+
+CommandRun define_kernel(CLI::App& cmd) {
+  auto a = std::make_shared<KernelArgs>();
+  only_known(cmd.add_option("SCENARIO", a->scenarios,
+                            "teardown and rwsem scenarios to run (default: every one the tree's code serves;\n"
+                            "see vmaverify list)")
+                 ->type_name(""),
+             "teardown or rwsem scenario", [](const std::string& n) {
+               const Scenario* s = find_scenario(n);
+               return s && (is_teardown(*s) || is_rwsem(*s));
+             });
+  cmd.add_option("--tree", a->tree,
+                 "kernel source tree to take the code from. Default: Debian's linux-source-6.12\n"
+                 "(the files needed, extracted once from /usr/src/linux-source-6.12.tar.xz)")
+      ->type_name("DIR");
+  cmd.add_option("--patch", a->patches, "apply FILE (patch -p1) to a scratch copy of the tree's files first; repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);  // one FILE per --patch: what follows is a scenario
+  only_known(cmd.add_option("--mutant", a->mutant,
+                            "switch one seeded bug on in the code not taken from the tree (the model's\n"
+                            "world: page tables, actors); one never reached is an error (exit 2)")
+                 ->type_name("NAME")
+                 ->capture_default_str(),
+             "mutant", [](const std::string& n) { return n == "none" || find_mutant(n) != nullptr; });
+  cmd.add_flag("--agree", a->agree,
+               "also run the hand model and check that both give the same verdict and reach\n"
+               "the same batch states (what vmaverify all does)");
+  std::string known;
+  for (const std::string& d : kernel_config_defaults()) known += (known.empty() ? "" : ", ") + d.substr(0, d.find('=') + 1) + "y|n";
+  cmd.add_option("--config", a->configs,
+                 "compile the tree's rwsem.c with SETTING, CONFIG_NAME=y or n (repeatable): " + known + ".\n"
+                 "Default: an x86-64 SMP distribution kernel's (" + kernel_config_defaults()[0] + ", " +
+                     kernel_config_defaults()[1] + ")")
+      ->type_name("SETTING")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [known](std::string& v) {
+            return kernel_config_known(v) ? std::string() : "unknown setting " + shown(v) + " (known: " + known + ")";
+          },
+          "", "config"));
+  cmd.add_option("--search", a->search,
+                 "explore each scenario with this search instead of its own (full, bound:N,\n"
+                 "random:N; see vmaverify run)")
+      ->type_name("full|bound:N|random:N")
+      ->check(search_form());
+  cmd.add_option("--budget", a->budget,
+                 "most iterations to explore per scenario, an integer in [0, 10^15); a search\n"
+                 "it stops is incomplete (exit 3); 0: no limit")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::Range(0LL, 999999999999999LL).description(""));
+  CLI::Option* coverage = cmd.add_flag("--coverage", a->coverage,
+               "after the scenarios, print the line and branch coverage of the tree's code they\n"
+               "ran; exit 1 on a gap outside the exceptions file");
+  cmd.add_option("--exceptions", a->exceptions,
+                 "with --coverage: the branches no scenario reaches, each with its reason\n"
+                 "(default: verify/kernel/kernel_coverage_exceptions.txt)")
+      ->type_name("FILE")
+      ->needs(coverage);
+  cmd.add_option("--trace", a->trace, "on the first counterexample, write FILE (JSON) and FILE.txt")->type_name("FILE");
+  cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
+  cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
+  cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
+  return [a] { return g_kernel_free_pgtables_linked || g_kernel_rwsem_linked ? check(*a) : build_and_hand_over(*a); };
+}
+
+}  // namespace
+
+static CommandRegistrar reg({"kernel",
+                             "The teardown and rwsem scenarios on the kernel's own code from a tree (patched if asked).",
+                             &define_kernel});

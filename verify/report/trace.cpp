@@ -1,0 +1,431 @@
+#include "verify/report/trace.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+#include "model/trace_names.hpp"
+#include "verify/report/json_out.hpp"
+#include "verify/model_hash.hpp"
+#include "verify/search/scenario.hpp"
+
+namespace {
+
+// "/any/where/model/mm.cpp" -> "model/mm.cpp": traces name project files, not machine paths.
+std::string project_relative(const std::string& path) {
+  for (const char* dir : {"/model/", "/verify/", "/proofs/", "/tests/", "/relacy/"}) {
+    size_t at = path.rfind(dir);
+    if (at != std::string::npos) return path.substr(at + 1);
+  }
+  return path;
+}
+
+bool is_bookkeeping(const std::string& text) {
+  return text.size() > 1 && text[0] == '[' && text.back() == ']' && text != "[THREAD FINISHED]";
+}
+
+// Relacy's "key=value" fields of an event (atomic_events.hpp, var.hpp, memory.hpp); the
+// operation is what precedes the first of them. Messages (asserts) are never split: their
+// commas are theirs.
+const std::regex& relacy_field_re() {
+  static const std::regex re(R"((^|, | )(value|orig|cmp|xchg|prev|arg|new|order|size)=([^,]*))");
+  return re;
+}
+
+std::string field(const std::string& fields, const std::string& key) {
+  for (std::sregex_iterator m(fields.begin(), fields.end(), relacy_field_re()), end; m != end; ++m)
+    if ((*m)[2] == key) {
+      std::string v = (*m)[3];
+      size_t tag = v.find(" [");  // "3 [NOT CURRENT]"
+      return tag == std::string::npos ? v : v.substr(0, tag);
+    }
+  return "";
+}
+
+// A raw value in the terms of the object it was read from or written to.
+std::string decode_value(const std::string& object, const std::string& raw) {
+  if (raw.empty()) return raw;
+  unsigned long long v = std::strtoull(raw.c_str(), nullptr, 0);
+  // model/page_tables.hpp's table_state.
+  if (object.find(" table 0x") != std::string::npos)
+    return v == 1 ? "present" : v == 2 ? "FREED" : v == 3 ? "RETRACTED" : raw;
+  if (object.rfind("i_mmap of", 0) == 0) {
+    std::string set;
+    for (int i = 0; i < 32; i++)
+      if (v >> i & 1) set += (set.empty() ? "vma " : ", vma ") + std::to_string(i);
+    return "{" + set + "}";
+  }
+  if (object.rfind("count of", 0) == 0) {  // model/rwsem_count.hpp, as in kernel/locking/rwsem.c
+    std::string d;
+    if (v & 1) d += "|WRITER";
+    if (v & 2) d += "|WAITERS";
+    if (v & 4) d += "|HANDOFF";
+    if (v >> 63) d += "|READ_FAILED";
+    if (unsigned long long readers = (v & ~(1ULL << 63)) >> 8) d += "|readers=" + std::to_string(readers);
+    return d.empty() ? "0" : d.substr(1);
+  }
+  if (object.rfind("waiter.task", 0) == 0) {
+    const char* name = trace_name_of(reinterpret_cast<const void*>(v));
+    return v == 0 ? "NULL (granted)" : name ? name : raw;
+  }
+  return raw;
+}
+
+// The operation and value columns of one Relacy event text (after its address).
+void describe(const std::string& text, TraceEvent* e) {
+  std::smatch k;
+  if (text.rfind("batch ", 0) == 0 && text.find(": ") != std::string::npos) {  // model/mm.cpp's log_batch_step
+    e->object = "the batch";
+    e->operation = text.substr(0, text.find(": "));
+    e->value = text.substr(text.find(": ") + 2);
+    return;
+  }
+  if (text.rfind("task: ", 0) == 0) {  // model/mm.cpp's log_task: what this task is
+    e->operation = "task";
+    e->value = text.substr(6);
+    return;
+  }
+  if (!std::regex_search(text, k, relacy_field_re())) {
+    // "USER ASSERT FAILED (message)": the message, commas and all, is the value.
+    static const std::regex verdict(R"(^([A-Z][A-Z ]+[A-Z]) \((.*)\)$)");
+    std::smatch m;
+    if (std::regex_match(text, m, verdict)) {
+      std::string op = m[1];
+      std::transform(op.begin(), op.end(), op.begin(), ::tolower);
+      e->operation = op;
+      e->value = m[2];
+    } else {
+      e->operation = text;
+    }
+    return;
+  }
+  std::string op = text.substr(0, k.position(0)), fields = text.substr(k.position(0));
+  auto d = [&](const char* key) { return decode_value(e->object, field(fields, key)); };
+  e->order = field(fields, "order");
+  if (op.rfind("CAS ", 0) == 0) {
+    // Relacy's "[ABA]" tag (the value changed and came back since this thread last saw it)
+    // says nothing the expected/found values do not: dropped.
+    bool ok = op.find("succ") != std::string::npos, spurious = op.find("SPURIOUS") != std::string::npos;
+    e->operation = ok ? "compare-exchange" : spurious ? "compare-exchange (failed spuriously)" : "compare-exchange (failed)";
+    e->value = "expected " + d("cmp") + "; found " + d("orig") + (ok ? "; new " + d("xchg") : "; not replaced");
+  } else {
+    e->operation = op;
+    e->value = !field(fields, "new").empty() ? d("prev") + " -> " + d("new") : d("value");
+  }
+  if (fields.find("[NOT CURRENT]") != std::string::npos) e->value += " (stale: not the latest store)";
+}
+
+// FNV-1a, 64 bits, in hex: to notice change, not to resist forgery.
+struct Fnv {
+  unsigned long long h = 1469598103934665603ULL;
+  void add(const char* p, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+  }
+  std::string hex() const {
+    char b[17];
+    std::snprintf(b, sizeof b, "%016llx", h);
+    return b;
+  }
+};
+
+}  // namespace
+
+std::string trace_fingerprint(const RunResult& r) {
+  Fnv f;
+  for (const std::string* s : {&r.scenario, &r.mutant, &r.variant, &r.search, &r.state}) f.add(s->c_str(), s->size() + 1);
+  return f.hex();
+}
+
+TraceOrigin current_origin() {
+  static const TraceOrigin o = [] {
+    TraceOrigin t{VMAVERIFY_MODEL_HASH, "unknown"};
+    std::ifstream exe("/proc/self/exe", std::ios::binary);
+    if (!exe) return t;
+    Fnv f;
+    char buf[1 << 16];
+    while (exe.read(buf, sizeof buf) || exe.gcount() > 0) f.add(buf, (size_t)exe.gcount());
+    t.binary_hash = f.hex();
+    return t;
+  }();
+  return o;
+}
+
+std::vector<TraceEvent> parse_relacy_history(const std::string& output) {
+  std::vector<TraceEvent> events;
+  std::istringstream in(output);
+  std::string line;
+  bool in_history = false, set_up = false;
+  std::set<int> seen, finished;
+  // "[12] 1: <0x55..> atomic load, value=3, order=acquire, in rwsem_down_read_slowpath, /p/model/x.hpp(249)"
+  static const std::regex event_re(R"(^\[(\d+)\] (\d+): (.*), in ([^,]+), (.*)\((\d+)\)$)");
+  static const std::regex addr_re(R"(^<(0x[0-9a-f]+|0)> ?(.*)$)");
+  while (std::getline(in, line)) {
+    if (line.rfind("execution history", 0) == 0) {
+      in_history = true;
+      continue;
+    }
+    if (!in_history) continue;
+    if (line.empty()) break;  // the per-thread listing that follows repeats the same events
+    std::smatch m;
+    if (!std::regex_match(line, m, event_re)) continue;
+    std::string text = m[3];
+    if (text == "[CTOR BEGIN]") set_up = true;
+    if (text == "[BEFORE END]") {
+      set_up = false;
+      continue;
+    }
+    if (set_up || is_bookkeeping(text)) continue;
+    TraceEvent e;
+    e.step = std::atoi(m[1].str().c_str());
+    e.thread = std::atoi(m[2].str().c_str());
+    e.function = m[4];
+    e.source = project_relative(m[5]) + ":" + m[6].str();
+    std::smatch a;
+    if (std::regex_match(text, a, addr_re)) {
+      const void* addr = reinterpret_cast<const void*>(std::strtoull(a[1].str().c_str(), nullptr, 16));
+      const char* name = trace_name_of(addr);
+      e.object = name ? name : a[1].str();
+      text = a[2];
+    }
+    describe(text, &e);
+    if (text == "[THREAD FINISHED]") {
+      finished.insert(e.thread);
+      e.operation = "thread finished";
+      e.function = e.source = "";  // Relacy's own code, not the model's
+    }
+    seen.insert(e.thread);
+    events.push_back(e);
+  }
+  if (events.empty()) return events;
+  TraceEvent& failing = events.back();
+  failing.failing = true;
+  // Every thread had finished: the check that failed ran at the end of the run, in no thread.
+  bool all_finished = !finished.empty() && std::includes(finished.begin(), finished.end(), seen.begin(), seen.end());
+  if (all_finished || failing.source.rfind("relacy/", 0) == 0) {
+    failing.thread = kEndOfRun;
+    if (failing.source.rfind("relacy/", 0) == 0) failing.function = failing.source = "";
+  }
+  return events;
+}
+
+// Each thread's part, by the model functions it ran (kernel names), in order of first appearance.
+static std::string thread_roles(const std::vector<TraceEvent>& events) {
+  std::map<int, std::vector<std::string>> ran;
+  for (const TraceEvent& e : events) {
+    if (e.thread == kEndOfRun || e.function.empty()) continue;
+    auto& f = ran[e.thread];
+    if (std::find(f.begin(), f.end(), e.function) == f.end()) f.push_back(e.function);
+  }
+  std::string t;
+  for (const auto& th : ran) {
+    t += "  T" + std::to_string(th.first) + " ran:";
+    for (size_t i = 0; i < th.second.size() && i < 6; i++) t += (i ? ", " : " ") + th.second[i];
+    t += th.second.size() > 6 ? ", ...\n" : "\n";
+  }
+  return t;
+}
+
+static bool is_relacy_internal(const TraceEvent& e) { return e.operation.rfind("event: ", 0) == 0; }
+
+std::string trace_text(const RunResult& r, bool raw) {
+  std::string t = "counterexample: " + r.kind + ": " + r.message + "\n";
+  t += "scenario " + r.scenario + ", mutant " + r.mutant + ", " + r.variant + ", search " + r.search + "\n";
+  const Scenario* s = find_scenario(r.scenario);
+  t += "legend: " + (s ? s->description : std::string("(unknown scenario)")) + "\n";
+  t += thread_roles(r.events);
+  t += "  'end': a check made at the end of the run, once every thread had finished (or found none runnable).\n";
+  t += "  Set-up steps (constructors) are hidden" +
+       std::string(raw ? "." : "; so are Relacy's internal event rows (--raw shows them).") + "\n";
+  std::vector<std::vector<std::string>> rows = {{"", "step", "thr", "function", "object", "operation", "value", "order", "source"}};
+  for (const TraceEvent& e : r.events) {
+    if (!raw && !e.failing && is_relacy_internal(e)) continue;
+    rows.push_back({e.failing ? ">>" : "", std::to_string(e.step),
+                    e.thread == kEndOfRun ? "end" : "T" + std::to_string(e.thread), e.function, e.object, e.operation,
+                    e.value, e.order, e.source});
+  }
+  // Columns as wide as their widest cell (object names can be long), but for the failing
+  // row: its message, whole, would push every row's order and source far right.
+  std::vector<size_t> width(rows[0].size(), 0);
+  width[0] = 2;  // ">>"
+  for (const auto& row : rows)
+    if (row[0].empty())
+      for (size_t c = 0; c < row.size(); c++) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); c++) {
+      std::string cell = row[c];
+      if (c + 1 < row.size() && cell.size() < width[c]) cell.resize(width[c], ' ');
+      line += (c ? " " : "") + cell;
+    }
+    t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return t;
+}
+
+// What the search did before it failed (the HTML report shows it): iterations, seconds and the
+// scenario's figures.
+static Json search_statistics(const RunResult& r) {
+  Json s = {{"iterations", r.iterations}, {"seconds", r.seconds}};
+  for (const auto& kv : r.stats) s[kv.first] = kv.second;
+  return s;
+}
+
+std::string trace_json(const RunResult& r) {
+  Json events = Json::array();
+  for (const TraceEvent& e : r.events)
+    events.push_back({{"step", e.step},         {"thread", e.thread}, {"function", e.function},
+                      {"object", e.object},     {"operation", e.operation}, {"value", e.value},
+                      {"order", e.order},       {"source", e.source}, {"failing", e.failing}});
+  Json j = {{"schema", kTraceSchema}, {"scenario", r.scenario}, {"mutant", r.mutant}, {"variant", r.variant},
+            {"search", r.search},     {"state", r.state},       {"result", r.result}, {"kind", r.kind},
+            {"message", r.message},   {"failing_step", r.failing_step},
+            {"model_hash", current_origin().model_hash}, {"binary_hash", current_origin().binary_hash},
+            {"fingerprint", trace_fingerprint(r)}, {"statistics", search_statistics(r)}, {"events", events}};
+  // Indented: a trace is also read by people (and diffed).
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+// Writes text to a new temporary file beside `file`; its name in *tmp. False with *err (errno's
+// words: a full disk says "No space left on device") and no file left behind on failure.
+bool write_temporary(const std::string& file, const std::string& text, std::string* tmp, std::string* err) {
+  std::string name = file + ".XXXXXX";
+  int fd = mkstemp(&name[0]);
+  if (fd < 0) {
+    *err = "cannot write trace file '" + file + "': " + std::strerror(errno);
+    return false;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += (size_t)n;
+  }
+  int saved = done == text.size() ? 0 : errno ? errno : EIO;
+  if (close(fd) != 0 && !saved) saved = errno;
+  if (saved) {
+    unlink(name.c_str());
+    *err = "cannot write trace file '" + file + "': " + std::strerror(saved);
+    return false;
+  }
+  *tmp = name;
+  return true;
+}
+
+// A trace replaces only a regular file (or nothing): never a device, FIFO or directory.
+bool may_replace(const std::string& path, std::string* err) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return true;
+  *err = "cannot write trace file '" + path + "': exists and is not a regular file";
+  return false;
+}
+
+}  // namespace
+
+bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw) {
+  const std::string text_file = file + ".txt";
+  if (!may_replace(file, err) || !may_replace(text_file, err)) return false;
+  // Both written in full to temporary files first, then renamed: no empty or partial trace.
+  std::string json_tmp, text_tmp;
+  if (!write_temporary(file, trace_json(r), &json_tmp, err)) return false;
+  if (!write_temporary(file, trace_text(r, raw), &text_tmp, err)) {
+    unlink(json_tmp.c_str());
+    return false;
+  }
+  if (rename(json_tmp.c_str(), file.c_str()) != 0 || rename(text_tmp.c_str(), text_file.c_str()) != 0) {
+    *err = "cannot write trace file '" + file + "': " + std::strerror(errno);
+    unlink(json_tmp.c_str());
+    unlink(text_tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string library_message(const nlohmann::json::exception& e) {
+  std::string m = e.what();
+  size_t tag_end = m.find("] ");
+  return m[0] == '[' && tag_end != std::string::npos ? m.substr(tag_end + 2) : m;
+}
+
+bool not_a_trace(const std::string& file, const std::string& why, std::string* err) {
+  *err = file + ": not a vmaverify trace (" + why + ")";
+  return false;
+}
+
+}  // namespace
+
+bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOrigin* origin, std::string* fingerprint) {
+  // stat before opening: opening a FIFO would wait for a writer.
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = "cannot read trace file '" + file + "'" + (access(file.c_str(), F_OK) == 0 ? ": not a regular file" : "");
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    *err = "cannot read trace file '" + file + "'";
+    return false;
+  }
+  if (st.st_size > kMaxTraceBytes) {
+    *err = file + ": " + std::to_string((long long)st.st_size) + " bytes, larger than a trace can be (at most " +
+           std::to_string(kMaxTraceBytes) + ")";
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return read_trace_text(file, text.str(), r, err, origin, fingerprint);
+}
+
+bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
+                     TraceOrigin* origin, std::string* fingerprint) {
+  if (text.size() > (size_t)kMaxTraceBytes) {
+    *err = file + ": larger than a trace can be (at most " + std::to_string(kMaxTraceBytes) + " bytes)";
+    return false;
+  }
+  nlohmann::json v;
+  try {
+    v = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    *err = file + ": not JSON: byte " + std::to_string(e.byte) + ": " + library_message(e);
+    return false;
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of range
+    *err = file + ": not JSON: " + library_message(e);
+    return false;
+  }
+  if (!v.is_object()) return not_a_trace(file, "not a JSON object", err);
+  auto schema = v.find("schema");
+  if (schema == v.end() || *schema != kTraceSchema)
+    return not_a_trace(file, std::string("no \"schema\": \"") + kTraceSchema + "\"", err);
+  TraceOrigin o;
+  std::string recorded_fingerprint;
+  std::string* fields[] = {&r->scenario, &r->mutant, &r->variant, &r->search, &r->state, &r->kind, &r->message,
+                           &o.model_hash, &o.binary_hash, &recorded_fingerprint};
+  const char* names[] = {"scenario", "mutant", "variant", "search", "state", "kind", "message",
+                         "model_hash", "binary_hash", "fingerprint"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    auto f = v.find(names[i]);
+    if (f == v.end() || !f->is_string()) return not_a_trace(file, std::string("no string field '") + names[i] + "'", err);
+    *fields[i] = f->get<std::string>();
+  }
+  auto step = v.find("failing_step");
+  if (step == v.end() || !step->is_number_integer() || *step < -1 || *step > INT_MAX)
+    return not_a_trace(file, "no integer field 'failing_step' in [-1, INT_MAX]", err);
+  r->failing_step = step->get<int>();
+  if (origin) *origin = o;
+  if (fingerprint) *fingerprint = recorded_fingerprint;
+  return true;
+}

@@ -1,0 +1,46 @@
+// Counterexample traces: Relacy's execution history turned into the model's events, the
+// readable text, the saved files (JSON + text), and reading them back for replay.
+#pragma once
+#include <string>
+#include <vector>
+#include "verify/search/result.hpp"
+
+// Parse the history Relacy printed for a failing iteration: keep the threads' own events (drop
+// the set-up in constructors and Relacy's bookkeeping), name objects through the names the
+// model registered (model/trace_names.hpp), and make source paths project-relative.
+std::vector<TraceEvent> parse_relacy_history(const std::string& output);
+
+// TraceEvent::thread of a check that ran at the end of the run (after every thread finished,
+// or Relacy's own deadlock detection), in no thread.
+constexpr int kEndOfRun = -1;
+
+// The readable trace: a summary line, a legend, then one line per event in aligned columns,
+// with a thread tag; the failing step is marked with ">>". Relacy's internal event rows
+// (rl::event's "event: reset ...") only when raw.
+std::string trace_text(const RunResult& r, bool raw = false);
+std::string trace_json(const RunResult& r);
+
+// The schema name every trace carries; README, "Counterexample traces".
+// /2 added model_hash, binary_hash and fingerprint.
+constexpr const char* kTraceSchema = "vmaverify-trace/2";
+// Far above any trace an iteration can produce (Relacy's execution depth limit bounds the events).
+constexpr long long kMaxTraceBytes = 64LL << 20;
+
+// Write FILE (JSON, the replayable form; schema in README) and FILE.txt (the readable form).
+bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw = false);
+// What a trace says about the build that recorded it.
+struct TraceOrigin {
+  std::string model_hash;   // of the model sources (model/, the scenarios and their world)
+  std::string binary_hash;  // of the vmaverify binary
+};
+TraceOrigin current_origin();
+// Binds the fields that decide what replay runs (scenario, mutant, variant, search, state).
+std::string trace_fingerprint(const RunResult& r);
+
+// Read what write_trace wrote; false with *err (naming the file and the field, or for bad JSON
+// the position) otherwise. *fingerprint gets the recorded trace_fingerprint.
+bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOrigin* origin = nullptr,
+                std::string* fingerprint = nullptr);
+// The same from the file's text (file only names it in errors).
+bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
+                     TraceOrigin* origin = nullptr, std::string* fingerprint = nullptr);

@@ -1,0 +1,244 @@
+#include "verify/search/explore.hpp"
+
+#include "model/batch_states.hpp"
+#include "model/mm.hpp"
+#include "model/mutants.hpp"
+#include "verify/search/shards.hpp"
+#include "verify/report/trace.hpp"
+
+namespace exploration {
+
+namespace {
+
+struct Stat {
+  const char* key;
+  long value;
+};
+
+struct State {
+  const Scenario* scenario = nullptr;
+  uint64_t budget = 0, started = 0;
+  bool progress = false;
+  std::chrono::steady_clock::time_point t0, last_report;
+  Stat stats[16];
+  int nstats = 0;
+} g;
+
+// Relacy's result, as a failure kind a kernel engineer reads.
+std::string kind_of(rl::test_result_e r) {
+  switch (r) {
+    case rl::test_result_data_race: return "data race";
+    case rl::test_result_deadlock: return "deadlock";
+    case rl::test_result_livelock: return "livelock";
+    case rl::test_result_access_to_freed_memory: return "use-after-free";
+    case rl::test_result_double_free: return "double free";
+    case rl::test_result_memory_leak: return "memory leak";
+    case rl::test_result_resource_leak: return "resource leak";
+    case rl::test_result_unitialized_access: return "uninitialized access";
+    case rl::test_result_user_invariant_failed: return "invariant";
+    case rl::test_result_user_assert_failed: return "assertion";
+    default: {
+      std::string s = rl::test_result_str(r);
+      std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+      return s;
+    }
+  }
+}
+
+// The tasks a deadlock left blocked: each thread's last event, when it is a blocking one.
+std::vector<const TraceEvent*> blocked_tasks(const std::vector<TraceEvent>& ev) {
+  std::map<int, const TraceEvent*> last;
+  for (const TraceEvent& e : ev)
+    if (!e.failing && e.thread != kEndOfRun) last[e.thread] = &e;
+  std::vector<const TraceEvent*> blocked;
+  for (const auto& t : last)
+    if (t.second->operation.find("blocking") != std::string::npos || t.second->operation.find("wait") != std::string::npos)
+      blocked.push_back(t.second);
+  return blocked;
+}
+
+// Where event i of a thread happened, in model functions: a scenario thread's own accesses
+// (Relacy names them "thread") are named by the model function that thread ran last.
+std::string where(const std::vector<TraceEvent>& ev, size_t i) {
+  if (ev[i].function != "thread") return ev[i].function;
+  for (size_t j = i; j-- > 0;)
+    if (ev[j].thread == ev[i].thread && ev[j].function != "thread" && !ev[j].function.empty())
+      return "the scenario's code after " + ev[j].function;
+  return "the scenario's code";
+}
+
+// One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
+std::string summarize(const RunResult& r) {
+  const auto& ev = r.events;
+  if (r.kind == "deadlock") {
+    std::string s;
+    for (const TraceEvent* b : blocked_tasks(ev)) s += (s.empty() ? "" : "; ") + ("T" + std::to_string(b->thread)) + " blocked in " + b->function;
+    return s.empty() ? r.message : "no thread can run: " + s + " (lost wake-up)";
+  }
+  if (r.kind == "data race" && ev.size() >= 2) {
+    const size_t at = ev.size() - 2;
+    const TraceEvent& racy = ev[at];
+    for (size_t i = at; i-- > 0;)
+      if (ev[i].object == racy.object && ev[i].thread != racy.thread)
+        return "data race on " + racy.object + ": T" + std::to_string(racy.thread) + " " + racy.operation + " in " +
+               where(ev, at) + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
+               " in " + where(ev, i);
+    return "data race on " + racy.object + " (" + racy.operation + " in " + where(ev, at) + ")";
+  }
+  return r.message;
+}
+
+// A deadlock is found by Relacy once no thread can run, in none of them: its row names the
+// blocked tasks and where they block.
+void attribute_deadlock(RunResult* r) {
+  std::vector<const TraceEvent*> blocked = blocked_tasks(r->events);
+  TraceEvent& f = r->events.back();
+  f.thread = kEndOfRun;
+  f.function.clear();
+  std::string who, at;
+  for (const TraceEvent* b : blocked) {
+    who += (who.empty() ? "" : ", ") + ("T" + std::to_string(b->thread)) + " in " + b->function;
+    at = at.empty() ? b->source : at;
+  }
+  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run") : "blocked forever: " + who);
+  f.source = at;
+}
+
+}  // namespace
+
+void* relacy_or_malloc(size_t size) { return rl::is_ctx() ? rl::ctx().alloc(size) : (::malloc)(size); }
+
+void iteration_begin() {
+  // The set-up (constructors, before()) is no thread's step: the first step starts here.
+  if (g_history_reader) g_history_reader->skip();
+  g.started++;
+  if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
+  if (g.progress && (g.started & 0xffff) == 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - g.last_report >= std::chrono::seconds(2)) {
+      double s = std::chrono::duration<double>(now - g.t0).count();
+      std::fprintf(stderr, "%s: %llu iterations, %.0f/s\n", g.scenario->name.c_str(), (unsigned long long)g.started,
+                   g.started / s);
+      g.last_report = now;
+    }
+  }
+}
+
+void stat(const char* key, long value) {
+  for (int i = 0; i < g.nstats; i++)
+    if (std::strcmp(g.stats[i].key, key) == 0) {
+      g.stats[i].value = value;
+      return;
+    }
+  if (g.nstats < 16) g.stats[g.nstats++] = {key, value};
+}
+
+void begin(const Scenario& s, const RunOptions& o) {
+  const MutantInfo* m = find_mutant(o.mutant);
+  g_active_mutant = m ? m->id : Mutant::none;
+  g_teardown_variant = o.unbatched ? teardown_variant::unbatched : teardown_variant::batched;
+  reset_batch_states();
+  g.scenario = &s;
+  g.budget = o.budget;
+  g.started = 0;
+  g.progress = o.progress;
+  g.t0 = g.last_report = std::chrono::steady_clock::now();
+  g.nstats = 0;
+  // About 2^20 slices in all: the tree splits some 20 binary choices deep, below which the
+  // first iterations' paths run on (a leaf above that depth is run by several shards, owned by one).
+  // A reduced search explores every thread above the split (verify/search/shard_scheduler.hpp), so
+  // it splits fewer choices deep: 512 slices in all (measured on rwsem_readers_writer's reduced
+  // search in 2 shards: 32 slices in all explored 5.2 million iterations between the shards,
+  // 256 and more about the 3.5 million of the whole).
+  const bool reduced = (o.reduce || o.search.reduce) && o.search.kind == SearchSpec::Kind::full;
+  g_shard = {o.shard_index, o.shard_count,
+             o.shard_count * (reduced ? std::max(16u, 512u / o.shard_count) : std::max(1u, (1u << 20) / o.shard_count))};
+  g_foreign_iterations = 0;
+  g_reduction_fallbacks = 0;
+}
+
+RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
+  RunResult res = invalid_state(s, o, "");
+  res.kind = "bad twin";
+  res.message = "scenario " + s.name + " declares twins (twin_of), but a task with a twin blocked or ended before " +
+                "its first access to shared state, so the search cannot order the twins there";
+  return res;
+}
+
+RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {
+  RunResult res;
+  res.scenario = s.name;
+  res.mutant = o.mutant;
+  res.search = o.search.str();
+  res.variant = o.unbatched ? "unbatched" : "batched";
+  res.result = "error";
+  res.kind = "bad state";
+  res.message = "state " + o.initial_state.substr(0, 60) + (o.initial_state.size() > 60 ? "..." : "") +
+                " is not a Relacy search state of " + s.name + " under " + res.search + ": " + why;
+  return res;
+}
+
+uint64_t iterations_begun() { return g.started; }
+
+RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
+                 const std::string& output, const std::string& state, double seconds) {
+  RunResult res;
+  res.scenario = s.name;
+  res.mutant = o.mutant;
+  res.search = o.search.str();
+  res.variant = o.unbatched ? "unbatched" : "batched";
+  // Iterations begun; the budget stops the search at the start of one more.
+  res.iterations = r == rl::test_result_until_condition_hit ? started - 1 : started;
+  res.iterations -= std::min<uint64_t>(res.iterations, g_foreign_iterations);  // another shard's
+  if (o.shard_count > 1 || o.sharded) {
+    res.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+    res.shard_search = o.search.str() + (o.reduce && !o.search.reduce ? "+reduce" : "");
+    res.budget = o.budget;
+    res.fingerprint = search_fingerprint(res);
+  }
+  res.seconds = seconds;
+  for (int i = 0; i < g.nstats; i++) res.stats[g.stats[i].key] = g.stats[i].value;
+  // Shown only when it happened: a race the reduction had to answer by exploring every thread.
+  if (g_reduction_fallbacks) res.stats["reduction fallbacks"] = (long)g_reduction_fallbacks;
+  if (g_events_from_text) res.stats["events read from text"] = (long)g_events_from_text;
+  if (g_event_fields_unlike_text) res.stats["event fields unlike text"] = (long)g_event_fields_unlike_text;
+  g_active_mutant = Mutant::none;
+  g_teardown_variant = teardown_variant::batched;
+  if (r == rl::test_result_until_condition_hit) {
+    res.result = "incomplete";
+    res.message = "iteration budget of " + std::to_string(g.budget) + " reached before the search ended";
+    return res;
+  }
+  if (r == rl::test_result_success) {
+    if (o.search.kind == SearchSpec::Kind::random) {
+      res.result = "incomplete";
+      res.message = "random search sampled " + std::to_string(res.iterations) + " interleavings: not exhaustive";
+    } else {
+      res.result = "verified";
+    }
+    return res;
+  }
+  res.result = "counterexample";
+  res.kind = kind_of(r);
+  res.history = output;
+  res.state = state;
+  res.events = parse_relacy_history(output);  // now, while the model's object names are those of this iteration
+  if (!res.events.empty()) res.failing_step = res.events.back().step;
+  // Relacy's first line is "RESULT" or "RESULT (detail)"; the model's checks put "kind: ..." in the detail.
+  std::string first = output.substr(0, output.find('\n'));
+  size_t open = first.find(" (");
+  std::string detail = open == std::string::npos ? first : first.substr(open + 2, first.size() - open - 3);
+  size_t colon = detail.find(": ");
+  if ((r == rl::test_result_user_assert_failed || r == rl::test_result_user_invariant_failed) &&
+      colon != std::string::npos && detail.rfind("assertion", 0) != 0) {
+    res.kind = detail.substr(0, colon);
+    res.message = detail.substr(colon + 2);
+  } else {
+    res.message = detail;
+  }
+  res.message = summarize(res);
+  if (res.kind == "deadlock" && !res.events.empty()) attribute_deadlock(&res);
+  return res;
+}
+
+}  // namespace exploration

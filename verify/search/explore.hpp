@@ -1,0 +1,165 @@
+// The exploration driver: runs one scenario (a Relacy test suite) under Relacy's own
+// schedulers and turns what Relacy reports into a RunResult.
+#pragma once
+#include <chrono>
+#include "model/check.hpp"
+#include "model/rl_env.hpp"
+#include "verify/search/relacy_state.hpp"
+#include "verify/search/shard_scheduler.hpp"
+#include "verify/search/scenario.hpp"
+
+namespace exploration {
+
+// Start of every explored iteration (called by scenario_base::before): counts iterations,
+// reports progress, and stops the search through Relacy's own rl_until at the budget.
+void iteration_begin();
+
+// A figure the scenario reports (e.g. write-lock acquisitions); fixed storage, because
+// anything allocated during an iteration lands on Relacy's heap.
+void stat(const char* key, long value);
+
+void begin(const Scenario& s, const RunOptions& o);
+// The result for a saved state that this scenario and search cannot have produced: an error.
+RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why);
+// The result of a search in which a task with a twin blocked or ended before its second step.
+RunResult twin_misuse_error(const Scenario& s, const RunOptions& o);
+// Iterations begun since begin() (the budget's count).
+uint64_t iterations_begun();
+RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
+                 const std::string& output, const std::string& state, double seconds);
+
+// Whether Suite overrides rl::test_suite's invariant(), which Relacy checks at every scheduling
+// point: a check on intermediate states that no trace-equivalence reduction preserves (two runs
+// that differ only in the order of independent steps pass through different states).
+template <class T>
+struct member_owner;
+template <class C, class R>
+struct member_owner<R C::*> {
+  typedef C type;
+};
+template <class C>
+struct is_relacy_suite : std::false_type {};
+template <class D, rl::thread_id_t N, rl::test_result_e R>
+struct is_relacy_suite<rl::test_suite<D, N, R>> : std::true_type {};
+template <class Suite>
+constexpr bool checks_intermediate_states() {
+  return !is_relacy_suite<typename member_owner<decltype(&Suite::invariant)>::type>::value;
+}
+
+template <class Suite>
+rl::test_result_e run_with(rl::test_params& p, std::string* state) {
+  constexpr rl::thread_id_t n = Suite::params::thread_count;
+  // The reduction is never applied where it is not sound (explore() says so in the result).
+  if (checks_intermediate_states<Suite>()) g_reduce = false;
+  rl::ostringstream st;
+  rl::test_result_e r;
+  switch (p.search_type) {
+    case rl::sched_full:
+      r = rl::run_test<Suite, shard_scheduler<n>>(p, st, false);  // a saved state too (set_state_impl)
+      break;
+    case rl::sched_bound: r = rl::run_test<Suite, rl::context_bound_scheduler<n>>(p, st, false); break;
+    default: r = rl::run_test<Suite, rl::random_scheduler<n>>(p, st, false); break;
+  }
+  *state = std::string(st.str().c_str());
+  return r;
+}
+
+// The scenario's twins for the searches of one explore(), its replay included; none outside it
+// (the tests' own Relacy tests).
+template <class Suite>
+struct twins_scope {
+  twins_scope() {
+    for (rl::thread_id_t i = 0; i < Suite::params::thread_count; i++) g_twin_of[i] = g_symmetry ? Suite::twin_of(i) : -1;
+    g_twin_misuse = false;
+  }
+  ~twins_scope() { g_twin_of.fill(-1); }
+};
+
+// The threads that have a twin; -1 if a twin_of names no earlier thread.
+template <class Suite>
+constexpr int twin_count() {
+  int n = 0;
+  for (int i = 0; i < (int)Suite::params::thread_count; i++) {
+    if (Suite::twin_of(i) >= i) return -1;
+    n += Suite::twin_of(i) >= 0;
+  }
+  return n;
+}
+
+template <class Suite>
+RunResult explore(const Scenario& s, const RunOptions& o) {
+  std::string why;
+  if (!o.initial_state.empty() && !relacy_state_valid(o.initial_state, o.search, Suite::params::thread_count, &why))
+    return invalid_state(s, o, why);
+  begin(s, o);
+  const twins_scope<Suite> twins;
+  rl::ostringstream out, progress;
+  rl::test_params p;
+  p.output_stream = &out;
+  p.progress_stream = &progress;
+  p.search_type = o.search.kind == SearchSpec::Kind::full    ? rl::sched_full
+                  : o.search.kind == SearchSpec::Kind::bound ? rl::sched_bound
+                                                             : rl::sched_random;
+  p.context_bound = o.search.n;
+  // Relacy numbers iterations from 1 (context.hpp, start_iteration_): its random scheduler runs
+  // 1..iteration_count, and its progress report divides by iteration_count (never 0 here).
+  p.iteration_count = o.search.kind == SearchSpec::Kind::random ? o.search.n : 0;
+  p.initial_state = o.initial_state.c_str();
+  p.collect_history = !o.initial_state.empty();
+  // The reduction reads what each step touched from Relacy's record of the run's events; what
+  // Relacy prints of a failing iteration is dropped: the replay below prints it.
+  const bool asked = (o.reduce || o.search.reduce) && o.search.kind == SearchSpec::Kind::full && o.initial_state.empty();
+  const bool reduced = asked && !checks_intermediate_states<Suite>();
+  history_reader reader;
+  reader.events.check_fields = g_check_event_fields;
+  std::ostream dropped(nullptr);
+  g_reduce = reduced;
+  g_history_reader = reduced ? &reader : nullptr;
+  g_trace_wanted = !reduced;
+  if (reduced) {
+    p.output_stream = &dropped;
+    p.collect_history = true;
+    g_failure_state.clear();
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  std::string state;
+  rl::test_result_e r = run_with<Suite>(p, &state);
+  if (reduced) state = std::string(g_failure_state.c_str());
+  g_reduce = false;
+  g_history_reader = nullptr;
+  g_trace_wanted = true;
+  g_events_from_text = reader.events.formatted;
+  g_event_fields_unlike_text = reader.events.fields_unlike_text;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (g_twin_misuse) return twin_misuse_error(s, o);
+  const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
+  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
+    // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
+    rl::test_params q = p;
+    q.output_stream = &out;
+    q.output_history = false;
+    q.initial_state = state.c_str();
+    q.collect_history = true;
+    RunOptions replay = o;
+    replay.budget = 1;
+    replay.initial_state = state;
+    replay.progress = false;
+    replay.shard_index = 0, replay.shard_count = 1;  // the state is a whole path from the root
+    begin(s, replay);
+    std::string ignored;
+    run_with<Suite>(q, &ignored);
+    g_foreign_iterations = foreign;  // begin() reset it for the replay
+  }
+  RunResult res = finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
+  // Said in the figures: the search that ran was the plain one.
+  if (asked && !reduced) res.stats["reduction off: invariant() checked at every step"] = 1;
+  return res;
+}
+
+}  // namespace exploration
+
+// One scenario file ends with this line.
+#define VMAVERIFY_SCENARIO(Suite, name, description, search)                                           \
+  static_assert(exploration::twin_count<Suite>() >= 0, #Suite ": twin_of(i) must be an earlier thread or -1"); \
+  static ScenarioRegistrar registrar_##Suite(                \
+      {name, description, search, &exploration::explore<Suite>, nullptr, false, exploration::twin_count<Suite>()})

@@ -1,0 +1,29 @@
+// Common base of every scenario: Relacy test suite with one kernel task per thread.
+#pragma once
+#include "model/sched.hpp"
+#include "verify/search/explore.hpp"
+
+// Constructed first of all (a base), so the previous iteration's names are gone before any
+// object of this one registers.
+struct trace_names_scope {
+  trace_names_scope() { trace_names_reset(); }
+};
+
+template <class Derived, rl::thread_id_t N>
+struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
+  task_struct tasks[N];
+  // How many times each task's schedule() may return with no wake-up meant for it. Each one
+  // multiplies the search (rwsem_two_writers: 0.4M iterations without, 7.3M with one), so a
+  // scenario that explores them says so; the abstract semaphore never sleeps in schedule().
+  static constexpr int spurious_wakeups = 0;
+  // Symmetry: thread i's twin, an earlier thread that runs the same code on state that mirrors
+  // i's (its own task, the same checks), or -1. Full search then lets i touch shared state only
+  // after its twin has, halving the search for each twin (README, "Symmetry").
+  static constexpr int twin_of(rl::thread_id_t) { return -1; }
+
+  scenario_base() {
+    for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i, Derived::spurious_wakeups);
+    g_tasks = tasks;
+  }
+  void before() { exploration::iteration_begin(); }
+};

@@ -1,0 +1,646 @@
+// vmaverify's full search: Relacy's own depth-first tree search (rl::tree_search_scheduler,
+// relacy/full_search_scheduler.hpp), restricted to one shard of the search tree and, when
+// asked, reduced by source-DPOR with sleep sets (Abdulla et al., POPL 2014; README, "The
+// reduction"). Only the choice of the next index at each thread-choice node is ours;
+// scheduling, yields, timed and spurious wake-ups are Relacy's, except that a park is no yield
+// (schedule_impl). With one shard and no reduction it explores the tree Relacy's full search
+// would explore with that one change, in the same order; its paths are in Relacy's format.
+#pragma once
+#include "model/rl_env.hpp"
+#include "verify/search/step_footprint.hpp"
+
+namespace exploration {
+
+// Which shard of the full-search tree to explore: index in [0, count).
+// The tree is split into `slices` slices (a multiple of count), slice v going to shard v mod
+// count, so that a skewed split (one subtree far larger than its sibling) still spreads evenly.
+struct ShardPlan {
+  unsigned index = 0, count = 1, slices = 1;
+};
+extern ShardPlan g_shard;
+// Symmetry between identical tasks (scenario_base::twin_of): g_twin_of[j] = i < j when thread j
+// runs thread i's code on mirrored state, so that only the runs in which i touches shared state
+// first are explored (every other is one of those with the two tasks' names swapped); -1 for none.
+extern std::array<int, 32> g_twin_of;
+// Whether a scenario's twins are used (on; tests compare with it off).
+extern bool g_symmetry;
+// A task with a twin blocked or ended before its second step: the scenario's twin_of is wrong.
+extern bool g_twin_misuse;
+// Iterations this process ran but does not own (a leaf reached before the tree split far
+// enough to give it one owner): run by several shards, counted by its owner only.
+extern uint64_t g_foreign_iterations;
+// Reduction on; the footprints of the steps come from this reader of Relacy's history.
+extern bool g_reduce;
+// Races the reduction could not place on a thread choice (none while the model keeps to the
+// README's rules); each made every earlier thread choice of its iteration explore all threads.
+extern uint64_t g_reduction_fallbacks;
+extern history_reader* g_history_reader;
+// Events of the last reduced search read from their printed text: of a type not in
+// verify/search/footprint_types.cpp (the same footprint, slower).
+extern uint64_t g_events_from_text;
+// Check every event of a known type against its text too (tests); the events whose readings differed.
+extern bool g_check_event_fields;
+extern uint64_t g_event_fields_unlike_text;
+// The search state of the failing iteration (Relacy writes none when it collects history, as
+// the reduction needs): "ITERATION PATH", as Relacy's own get_state writes it.
+extern rl::string g_failure_state;
+
+
+// The slices [lo, hi) a subtree belongs to.
+struct ShardRange {
+  unsigned lo, hi;
+  // Whether a slice of shard s (of n) is in the range.
+  bool has(unsigned s, unsigned n) const { return hi - lo >= n || (s + n - lo % n) % n < hi - lo; }
+};
+
+// The slices of child j of a node with `count` children whose subtree has the slices r: more
+// slices than children split into contiguous blocks; fewer give each slice every m-th child.
+// Either way the children's ranges cover r, and every slice of r gets a child.
+inline ShardRange child_range(ShardRange r, unsigned count, unsigned j) {
+  const unsigned m = r.hi - r.lo;
+  if (m >= count) return {r.lo + (unsigned)((uint64_t)j * m / count), r.lo + (unsigned)((uint64_t)(j + 1) * m / count)};
+  return {r.lo + j % m, r.lo + j % m + 1};
+}
+
+template <rl::thread_id_t thread_count>
+class shard_scheduler
+    : public rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
+                                       thread_count> {
+  static_assert(thread_count <= 32, "thread sets are 32-bit masks");
+
+ public:
+  typedef rl::tree_search_scheduler<shard_scheduler<thread_count>, rl::tree_search_scheduler_thread_info<thread_count>,
+                                    thread_count>
+      base_t;
+  typedef typename base_t::thread_info_t thread_info_t;
+  typedef typename base_t::shared_context_t shared_context_t;
+
+  shard_scheduler(rl::test_params& params, shared_context_t& ctx, rl::thread_id_t dynamic_thread_count)
+      : base_t(params, ctx, dynamic_thread_count) {}
+
+  ~shard_scheduler() {
+    if (this->params_.test_result == rl::test_result_success) return;
+    std::basic_ostringstream<char, std::char_traits<char>, rl::raw_allocator<char>> ss;
+    ss << this->params_.stop_iteration << " ";
+    this->get_state_impl(ss);
+    g_failure_state = ss.str();
+  }
+
+  // As tree_search_scheduler's, but through our rand_impl.
+  rl::thread_id_t iteration_begin_impl() {
+    // Relacy's history of events grows for the whole run when collected, as a reduced search
+    // collects it: cleared at each iteration's start, or a long search runs out of memory.
+    if (g_reduce) {
+      relacy_history::of(rl::ctx()).clear();
+      g_history_reader->restart();
+    }
+    this->stree_depth_ = 0;
+    steps_.clear();
+    std::fill_n(last_step_of_, thread_count, SIZE_MAX);
+    std::fill_n(g_blocking_lock, 32, false);
+    pool_.clear();
+    enablers_.clear();
+    pending_.clear();
+    step_.clear();
+    in_step_ = false;
+    sleep_blocked_ = false;
+    blocked_at_ = SIZE_MAX;
+    carried_.clear();
+    no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
+    choice_depth_ = -1;
+    gate_reset();
+    unsigned const index = rand_impl(this->running_threads_count, rl::sched_type_sched);
+    const rl::thread_id_t th = this->running_threads[index];
+    if (g_reduce) begin_step(th);
+    started(th);
+    return th;
+  }
+
+  // Relacy's backtracking (the deepest node with a next choice), skipping other shards' choices
+  // and, at thread choices, every thread that is asleep or not in the node's backtrack set.
+  bool iteration_end_impl() {
+    RL_VERIFY(this->stree_depth_ == this->stree_.size());
+    if (g_reduce) {
+      end_step();
+      add_backtracks();
+    }
+    const ShardRange leaf = this->stree_.empty() ? root()
+                                                 : child_range(node_.back().range, this->stree_.back().count_,
+                                                               this->stree_.back().index_);
+    if (leaf.lo % g_shard.count != g_shard.index) g_foreign_iterations++;
+    for (size_t i = this->stree_.size(); i != 0; --i) {
+      auto& n = this->stree_[i - 1];
+      const Node& nd = node_[i - 1];
+      const unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
+      if (next < n.count_) {
+        this->stree_.resize(i);
+        node_.resize(i);
+        n.index_ = next;
+        // The next iteration repeats the steps that ended before this node: their races are known.
+        // A wait completed below the node may complete differently: its step is analysed again.
+        reused_ = 0;
+        while (reused_ < analysed_ && steps_[reused_].depth_end <= i - 1 &&
+               (!steps_[reused_].open_wait ||
+                (steps_[reused_].completed_by != SIZE_MAX && steps_[steps_[reused_].completed_by].depth_end <= i - 1)))
+          reused_++;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // As tree_search_scheduler's: replay the recorded path, else open a node at its first choice.
+  unsigned rand_impl(unsigned limit, rl::sched_type t) {
+    const size_t depth = this->stree_depth_++;
+    const bool decision = t == rl::sched_type_sched && !no_reduction_;
+    if (t == rl::sched_type_sched) {
+      choice_depth_ = (long)depth;
+      choice_decision_ = decision;
+    }
+    if (depth == this->stree_.size()) {
+      Node node;
+      node.range = depth == 0 ? root()
+                              : child_range(node_[depth - 1].range, this->stree_[depth - 1].count_,
+                                            this->stree_[depth - 1].index_);
+      node.decision = decision;
+      node.single = sleep_blocked_;
+      unsigned first;
+      if (decision) {
+        for (unsigned j = 0; j < limit; j++) node.thread[j] = this->running_threads[j];
+        node.sleep = carried_;
+        // Above the depth where the tree splits into shards, every thread is explored: the
+        // races that would ask for them may lie in another shard's subtrees.
+        node.full = g_shard.count > 1 && node.range.hi - node.range.lo > 1;
+        first = next_choice(node, limit, 0);
+        if (first == limit) {
+          // Every thread that may run here is asleep: every run from here is equivalent to one
+          // explored elsewhere. The iteration must still end: one path, no alternatives below.
+          sleep_blocked_ = node.single = true;
+          node.sleep.clear();
+          first = next_choice(node, limit, 0);
+        }
+        if (first < limit) node.backtrack |= bit(node.thread[first]);
+      } else {
+        first = next_choice(node, limit, 0);
+      }
+      RL_VERIFY(first < limit);  // the children's ranges cover r, which has a slice of this shard
+      typename base_t::stree_node n = {limit, first, t, 0};
+      this->stree_.push_back(n);
+      node_.push_back(node);
+    }
+    auto& n = this->stree_[depth];
+    // A node that differs from the recorded one: the test is not deterministic (Relacy's own check).
+    RL_VERIFY(n.type_ == t);
+    RL_VERIFY(n.count_ == limit);
+    RL_VERIFY(n.index_ < n.count_);
+    Node& nd = node_[depth];
+    RL_VERIFY(nd.decision == decision);  // the same path decides the same way
+    if (decision) {
+      nd.explored |= bit(nd.thread[n.index_]);
+      if (nd.single && blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
+    }
+    return n.index_;
+  }
+
+  // Relacy's, with the step boundaries the reduction needs: the running step ends when its
+  // thread reaches Relacy's scheduler, the next begins with the thread Relacy switches to.
+  // A yield changes when the other threads may run again (Relacy's yield priorities): such a
+  // step conflicts with every step; a park is not one here (below). A timed or spuriously waking waiter
+  // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
+  rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
+    if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
+    // A park is a yield to Relacy (context::park_current_thread): the parked thread may not run
+    // again until every other thread has passed a scheduling point. The kernel has no such rule
+    // (a woken task may run at once, before the others move), so a park does not yield here.
+    if (yield && this->thread_->state_ == rl::thread_state_blocked) yield = 0;
+    if (g_reduce) {
+      if (yield || no_reduction_) step_.global = true;
+      end_step();
+    }
+    gate(this->thread_->index_);
+    choice_depth_ = -1;
+    const rl::thread_id_t th = base_t::schedule_impl(reason, yield);
+    if (g_reduce) {
+      note_enabled();
+      begin_step(th);
+    }
+    started(th);
+    return th;
+  }
+
+  // A saved search state (Relacy's format, get_state_impl) replays here, not under Relacy's own
+  // full search, whose parks yield: the recorded nodes, none of them a reduction decision.
+  void set_state_impl(std::istream& ss) {
+    base_t::set_state_impl(ss);
+    Node replayed;
+    replayed.range = root();
+    node_.assign(this->stree_.size(), replayed);
+  }
+
+  bool can_switch(thread_info_t&) { return true; }
+  void on_switch(thread_info_t&) {}
+
+  // Relacy's progress estimate, which it converts to a 64-bit count: capped below 2^64 (a deep
+  // tree's product of choices overflows it, undefined behaviour).
+  double iteration_count_approx() {
+    double total = 1;
+    for (size_t i = 0; i != this->stree_.size() && total < 1e18; ++i) total *= this->stree_[i].count_;
+    return std::min(total, 1e18);
+  }
+
+ private:
+  typedef uint32_t Threads;  // a set of threads, bit i for thread i
+  static Threads bit(rl::thread_id_t th) { return Threads(1) << th; }
+
+  // A thread whose next step is known to lead only where the search has been (asleep), or a
+  // thread choice explored at a node: the thread and what its step touched.
+  struct Entry {
+    rl::thread_id_t thread;
+    Footprint touched;
+  };
+  typedef typename rl::vector<Entry>::type Entries;
+  struct Node {
+    ShardRange range;        // the slices of this node's subtree
+    bool decision = false;   // a thread choice where the reduction applies
+    bool single = false;     // below a state where every thread was asleep: no alternatives
+    bool full = false;       // decision: explore every thread that is not asleep
+    Threads backtrack = 0;   // decision: the threads to explore here (source set)
+    Threads explored = 0;    // decision: the threads explored here so far
+    rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
+    Entries sleep;           // decision: asleep on arrival
+    Entries done;            // decision: each choice taken, with the union of its steps' footprints
+  };
+  typename rl::vector<Node>::type node_;  // parallel to stree_
+
+  // One step of the current iteration: what ran from one entry into Relacy's scheduler to the next.
+  enum class Chosen { decision, every, forced };  // at a thread choice / a node explored in full / no choice
+  struct Step {
+    rl::thread_id_t thread;
+    Chosen chosen;
+    long node;                     // decision: the node that chose it
+    size_t objects_begin, objects_end;  // its footprint in pool_
+    bool global;
+    size_t enablers_begin, enablers_end;  // in enablers_: the steps that unblocked its thread
+    size_t depth_end;              // the search-tree nodes taken when it ended
+    // It ended with its thread parked in a wait whose object Relacy records only when the wait
+    // completes (an event's, a semaphore's): the step that completes it, SIZE_MAX until then.
+    bool open_wait;
+    size_t completed_by;
+  };
+  typename rl::vector<Step>::type steps_;
+  typename rl::vector<uintptr_t>::type pool_;
+  typename rl::vector<size_t>::type enablers_;
+  typename rl::vector<std::pair<rl::thread_id_t, size_t>>::type pending_;  // (thread, step that unblocked it)
+  typename rl::vector<long>::type clocks_;   // per step, per thread: the last step of that thread before it
+  // The same, through races and wake-ups only, not a mutex's releases: fewer orders than clocks_
+  // (a race hidden behind a release is missed too), so add_lock_races reverses more, never fewer.
+  typename rl::vector<long>::type lock_clocks_;
+  typename rl::vector<std::pair<size_t, size_t>>::type races_;
+  typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
+  typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
+  size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
+  size_t reused_ = 0;    // of those, the steps the current iteration repeats
+  unsigned block_count_[thread_count];      // at the start of the current step
+  size_t last_step_of_[thread_count];       // per thread, its last step so far; SIZE_MAX for none
+
+  Footprint step_;          // what the current step has touched (read from the history as it ends)
+  Footprint merged_;        // complete_wait's scratch
+  bool in_step_ = false;
+  long choice_depth_ = -1;  // the thread-choice node of the step about to begin, -1 if none
+  bool choice_decision_ = false;
+  Entries carried_;         // asleep when the current step ends, before filtering by it
+  bool sleep_blocked_ = false, no_reduction_ = true;
+  size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
+
+  static ShardRange root() { return {0, g_shard.slices}; }
+
+  // Symmetry: a task with a twin may not begin its second step (its first access to shared
+  // state; the first runs only private code up to it) before its twin has begun its own. Every
+  // run has a mirror image, the two tasks' names swapped, that keeps this order, so the search
+  // explores the program with this extra wait in place of the original. The wait is a block, as
+  // a park is: the twin's second step is what enables the task, for the reduction too.
+  unsigned char begun_[thread_count];  // steps begun per thread, up to 2
+  Threads gated_ = 0;
+  bool gating_ = false;
+  void gate_reset() {
+    std::fill_n(begun_, thread_count, 0);
+    gated_ = 0;
+  }
+  bool has_twin_waiting(rl::thread_id_t t) const { return g_twin_of[t] >= 0 && begun_[g_twin_of[t]] < 2; }
+  // The running thread ends a step: after its first, it waits for its twin's second.
+  void gate(rl::thread_id_t t) {
+    if (begun_[t] != 1 || !has_twin_waiting(t) || this->threads_[t].state_ != rl::thread_state_running) return;
+    gating_ = true;
+    this->block_thread(t, false);
+    gating_ = false;
+    gated_ |= bit(t);
+  }
+  // Thread th begins a step (after begin_step, which counted the blocks as they were before it).
+  void started(rl::thread_id_t th) {
+    if (begun_[th] >= 2 || ++begun_[th] < 2) return;
+    for (rl::thread_id_t j = 0; j < thread_count; j++)
+      if (g_twin_of[j] == (int)th && (gated_ & bit(j))) {
+        gated_ &= ~bit(j);
+        this->unblock_thread(j);
+      }
+  }
+
+ public:
+  // Relacy's, and: a task with a waiting twin that blocks or ends before its second step would
+  // leave the twin waiting for ever; its twin_of claim is wrong (README, "Symmetry").
+  void on_thread_block(rl::thread_id_t th, bool yield) {
+    base_t::on_thread_block(th, yield);
+    if (gating_ || begun_[th] >= 2) return;
+    for (rl::thread_id_t j = 0; j < thread_count; j++)
+      if (g_twin_of[j] == (int)th) g_twin_misuse = true;
+  }
+
+ private:
+  static bool asleep(const Node& n, rl::thread_id_t th) {
+    for (const Entry& e : n.sleep)
+      if (e.thread == th) return true;
+    return false;
+  }
+
+  // The first choice >= from that this shard explores at the node; count if none.
+  static unsigned next_choice(const Node& n, unsigned count, unsigned from) {
+    if (n.single) return from == 0 ? next_own(n.range, count, 0) : count;
+    for (unsigned j = next_own(n.range, count, from); j < count; j = next_own(n.range, count, j + 1))
+      if (!n.decision || !asleep(n, n.thread[j])) return j;
+    return count;
+  }
+
+  // The next thread to explore at a thread choice: this shard's, not explored yet, in the
+  // backtrack set (or any, above the shard split), not asleep; count if none.
+  static unsigned next_thread_choice(const Node& n, unsigned count) {
+    if (n.single) return count;
+    for (unsigned j = next_own(n.range, count, 0); j < count; j = next_own(n.range, count, j + 1)) {
+      const Threads t = bit(n.thread[j]);
+      if (!(n.explored & t) && (n.full || (n.backtrack & t)) && !asleep(n, n.thread[j])) return j;
+    }
+    return count;
+  }
+
+  // The first child index >= from whose subtree is (also) this shard's; count if none.
+  static unsigned next_own(ShardRange r, unsigned count, unsigned from) {
+    if (r.hi - r.lo == 1) return from;  // the subtree is one slice, this shard's
+    for (unsigned j = from; j < count; j++)
+      if (child_range(r, count, j).has(g_shard.index, g_shard.count)) return j;
+    return count;
+  }
+
+  static bool entries_have(const Entries& es, rl::thread_id_t th) {
+    for (const Entry& e : es)
+      if (e.thread == th) return true;
+    return false;
+  }
+
+  // A step of thread th begins: chosen at a decision node (asleep are then the node's sleepers
+  // and the choices already explored there, until a step they conflict with runs), at a node
+  // explored in full, or by no choice at all (th was the only thread that could run).
+  void begin_step(rl::thread_id_t th) {
+    Step s;
+    s.thread = th;
+    s.chosen = choice_depth_ < 0 ? Chosen::forced : choice_decision_ ? Chosen::decision : Chosen::every;
+    s.node = choice_depth_;
+    s.objects_begin = s.objects_end = 0;
+    s.global = false;
+    s.open_wait = false;
+    s.completed_by = SIZE_MAX;
+    s.enablers_begin = enablers_.size();
+    for (size_t i = 0; i < pending_.size();)
+      if (pending_[i].first == th) {
+        enablers_.push_back(pending_[i].second);
+        pending_[i] = pending_.back();
+        pending_.pop_back();
+      } else {
+        i++;
+      }
+    s.enablers_end = enablers_.size();
+    if (no_reduction_) carried_.clear();
+    if (s.chosen == Chosen::decision) {
+      Node& n = node_[s.node];
+      if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
+      carried_ = n.sleep;
+      for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
+    } else if (s.chosen == Chosen::forced && !sleep_blocked_ && entries_have(carried_, th)) {
+      // The only thread that can run is asleep: as when every thread is asleep at a choice.
+      sleep_blocked_ = true;
+      if (blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
+    }
+    for (rl::thread_id_t i = 0; i < thread_count; i++) block_count_[i] = this->threads_[i].block_count_;
+    steps_.push_back(s);
+    step_.clear();
+    in_step_ = true;
+  }
+
+  // The step ends: its footprint is kept, joins its choice's, and the sleepers it conflicts with wake.
+  void end_step() {
+    if (!in_step_) return;
+    in_step_ = false;
+    const bool parked = g_history_reader->read(step_);
+    const size_t k = steps_.size() - 1;
+    Step& s = steps_.back();
+    s.objects_begin = pool_.size();
+    pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
+    s.objects_end = pool_.size();
+    s.global = step_.global;
+    s.depth_end = this->stree_depth_;
+    // A mutex's blocked attempt records what it reads (its acquisition order) before it parks;
+    // the other objects record a wait only when it completes.
+    s.open_wait = parked && !step_.has_tagged(Footprint::kLockOrder);
+    if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
+    const size_t prev = last_step_of_[s.thread];
+    if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
+    last_step_of_[s.thread] = k;
+    // In place, keeping the order: the entries' storage is reused from step to step. A wait
+    // whose object is not known yet may depend on any sleeper that touches a waitable object.
+    const auto woken = [&](const Entry& e) {
+      return e.thread == s.thread || e.touched.conflicts(step_) ||
+             (s.open_wait && (e.touched.global || e.touched.has_tagged(Footprint::kWaitable)));
+    };
+    carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
+  }
+
+  // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was
+  // the operation c finished, on the same object, so p touched what c touched. Without this p
+  // would race with nothing, and the runs where a set or reset comes before the attempt (the
+  // wait then succeeds at once, or never) would not be explored.
+  void complete_wait(size_t p, size_t c) {
+    Step& b = steps_[p];
+    b.completed_by = c;
+    merged_.clear();
+    merged_.objects.assign(pool_.begin() + b.objects_begin, pool_.begin() + b.objects_end);
+    merged_.merge(step_);  // c's, the step that just ended
+    b.objects_begin = pool_.size();  // the old range is left unused
+    pool_.insert(pool_.end(), merged_.objects.begin(), merged_.objects.end());
+    b.objects_end = pool_.size();
+    b.global = b.global || step_.global;
+    // Its choice's entry too: a thread asleep with it must wake at a step it conflicts with.
+    if (b.chosen == Chosen::decision)
+      for (Entry& e : node_[b.node].done)
+        if (e.thread == b.thread) e.touched.merge(step_);
+  }
+
+  // After Relacy's scheduler ran: a thread whose block count the last step lowered (an unpark,
+  // or a yield priority that step's scheduling released) can run next only after it. Such a
+  // step precedes the unblocked thread's next step (it is no race: the order cannot be swapped).
+  void note_enabled() {
+    if (steps_.empty()) return;
+    const size_t last = steps_.size() - 1;
+    for (rl::thread_id_t i = 0; i < thread_count; i++) {
+      const unsigned now = this->threads_[i].block_count_;
+      if (i == steps_[last].thread) continue;
+      if (now < block_count_[i]) pending_.push_back({i, last});
+      if (now > block_count_[i]) steps_[last].global = true;  // another thread blocked: not expected
+    }
+  }
+
+  // Whether two steps conflict: not at all, only through a release (ordered, no race), or in a race.
+  enum class Conflict { none, order, race };
+  Conflict conflict(const Step& a, const Step& b) const {
+    if (a.global || b.global) return Conflict::race;
+    Conflict c = Conflict::none;
+    for (size_t x = a.objects_begin; x < a.objects_end; x++)
+      for (size_t y = b.objects_begin; y < b.objects_end; y++)
+        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1)) {
+          if (!(pool_[x] & Footprint::kRelease)) return Conflict::race;
+          c = Conflict::order;
+        }
+    return c;
+  }
+
+  // A lock races with the previous lock of its mutex by another thread, even though that
+  // holder's unlock orders the two: reversing them is what changes the acquisition order.
+  // A lock whose thread waited for that unlock is left to the race of its blocked attempt.
+  void add_lock_races(size_t from, size_t m) {
+    last_lock_.clear();
+    for (size_t j = 0; j < m; j++)
+      for (size_t x = steps_[j].objects_begin; x < steps_[j].objects_end; x++) {
+        const uintptr_t k = pool_[x];
+        if (!(k & Footprint::kLockOrder) || !(k & 1)) continue;
+        auto last = std::find_if(last_lock_.begin(), last_lock_.end(), [&](const auto& e) { return e.first == k; });
+        if (last == last_lock_.end()) {
+          last_lock_.push_back({k, j});
+          continue;
+        }
+        // Unless something other than the releases orders them: then j could not come first.
+        const size_t i = last->second;
+        if (j >= from && steps_[i].thread != steps_[j].thread && lock_clocks_[j * thread_count + steps_[i].thread] < (long)i)
+          races_.push_back({i, j});
+        last->second = j;
+      }
+  }
+
+  // Source-DPOR (Abdulla et al. 2014, Algorithm 1), on the iteration that just ended: for each
+  // race, two conflicting steps i < j of different threads with no step ordered between them,
+  // a thread that can start the reversed order (an initial of notdep(i).j) joins the backtrack
+  // set of the thread choice that chose i, unless one of them is already there.
+  void add_backtracks() {
+    const size_t m = std::min(steps_.size(), blocked_at_);
+    // The steps this iteration repeats from the last one, and their races, were analysed then
+    // (adding a backtrack again changes nothing): only the races of the steps after them are new.
+    const size_t from = std::min(reused_, m);
+    analysed_ = m;
+    if (m == 0) return;
+    clocks_.resize(m * thread_count);
+    lock_clocks_.resize(m * thread_count);
+    races_.clear();
+    for (rl::thread_id_t t = 0; t < thread_count; t++)
+      while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
+    for (size_t j = from; j < m; j++) {
+      long* cj = &clocks_[j * thread_count];
+      long* lj = &lock_clocks_[j * thread_count];
+      const Step& sj = steps_[j];
+      if (!steps_of_[sj.thread].empty()) {
+        std::copy_n(&clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, cj);
+        std::copy_n(&lock_clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, lj);
+      } else {
+        std::fill_n(cj, thread_count, -1);
+        std::fill_n(lj, thread_count, -1);
+      }
+      for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) {
+        join(cj, enablers_[e]);
+        join(lj, enablers_[e], lock_clocks_);
+      }
+      // The earlier steps of other threads not ordered before j, latest first (a merge of the
+      // threads' lists of steps): each that conflicts with j races with it, and orders before it.
+      size_t pos[thread_count];
+      for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
+      for (;;) {
+        long i = -1;
+        rl::thread_id_t ti = 0;
+        for (rl::thread_id_t t = 0; t < thread_count; t++)
+          if (t != sj.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(cj[t], i))
+            i = (long)steps_of_[t][pos[t] - 1], ti = t;
+        if (i < 0) break;
+        pos[ti]--;
+        const Conflict c = conflict(steps_[i], sj);
+        if (c == Conflict::none) continue;
+        if (c == Conflict::race) {
+          races_.push_back({(size_t)i, j});
+          join(lj, (size_t)i, lock_clocks_);
+        }
+        join(cj, (size_t)i);
+      }
+      cj[sj.thread] = lj[sj.thread] = (long)j;
+      steps_of_[sj.thread].push_back(j);
+    }
+    add_lock_races(from, m);
+    for (const auto& r : races_) reverse_race(r.first, r.second);
+  }
+
+  void join(long* c, size_t i) { join(c, i, clocks_); }
+  void join(long* c, size_t i, const typename rl::vector<long>::type& clocks) {
+    const long* ci = &clocks[i * thread_count];
+    for (rl::thread_id_t t = 0; t < thread_count; t++) c[t] = std::max(c[t], ci[t]);
+    c[steps_[i].thread] = std::max(c[steps_[i].thread], (long)i);
+  }
+  bool before(size_t a, size_t b) const { return clocks_[b * thread_count + steps_[a].thread] >= (long)a; }
+
+  void reverse_race(size_t i, size_t j) {
+    const Step& si = steps_[i];
+    if (si.chosen == Chosen::every) return;  // every thread is explored there
+    // v = notdep(i).j: the steps after i not ordered after it, then j; its initials are the
+    // threads whose first step in v has no step of v ordered before it.
+    Threads initials = 0, seen = 0;
+    long v[64];
+    size_t nv = 0;
+    bool cut = false;
+    for (size_t k = i + 1; k <= j; k++) {
+      if (k != j && before(i, k)) continue;
+      const Threads t = bit(steps_[k].thread);
+      if (!(seen & t)) {
+        seen |= t;
+        bool first = true;
+        for (size_t x = 0; x < nv && first; x++)
+          if (before((size_t)v[x], k)) first = false;
+        if (first) initials |= t;
+      }
+      if (nv < 64) v[nv++] = (long)k;
+      else cut = true;
+    }
+    if (cut) initials = seen;  // too long to tell: any thread of v may start it
+    if (si.chosen == Chosen::forced) return fall_back(i);  // no other thread could run there
+    Node& n = node_[si.node];
+    if (n.single || (initials & (n.backtrack | n.explored))) return;
+    Threads enabled = 0, awake = 0;
+    for (unsigned x = 0; x < this->stree_[si.node].count_; x++) {
+      enabled |= bit(n.thread[x]);
+      if (!asleep(n, n.thread[x])) awake |= bit(n.thread[x]);
+    }
+    const Threads can = initials & enabled;
+    if (!can) return fall_back(i);
+    const Threads pick = (can & awake) ? (can & awake) : can;
+    n.backtrack |= pick & (~pick + 1);  // the lowest such thread
+  }
+
+  // A race the reduction cannot place: every thread choice up to step i explores every thread.
+  void fall_back(size_t i) {
+    g_reduction_fallbacks++;
+    for (size_t k = 0; k <= i; k++)
+      if (steps_[k].chosen == Chosen::decision) node_[steps_[k].node].full = true;
+  }
+};
+
+}  // namespace exploration

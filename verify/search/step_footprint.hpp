@@ -1,0 +1,239 @@
+// What the steps of an interleaving touched, read from Relacy's own record of the run's events
+// (rl::history_mgr, filled when test_params::collect_history is on): the reduction
+// (verify/search/shard_scheduler.hpp) needs no hook inside Relacy or the model.
+#pragma once
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+#include <streambuf>
+#include <unordered_map>
+#include "model/rl_env.hpp"
+
+namespace exploration {
+
+// The objects one step touched: address and whether it wrote. `global` when the step did
+// something whose effect is not tied to one object (a yield, an event too long to read): it
+// conflicts with every step.
+struct Footprint {
+  typename rl::vector<uintptr_t>::type objects;  // address << 1 | wrote, with the tags below
+  bool global = false;
+
+  // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
+  // read by an attempt that blocks. Its release: written by an unlock, read by the next lock; a
+  // conflict through it orders the two steps but is no race to reverse (a lock cannot come
+  // before the unlock that let it in; the race to reverse is with the previous holder's lock).
+  static constexpr uintptr_t kLockOrder = uintptr_t(1) << 61, kRelease = uintptr_t(1) << 62;
+  // An object a thread can wait on without recording the attempt before it parks (an event, a
+  // semaphore, a condition variable; any object read from its text but atomics and variables):
+  // a parked wait whose object is not known yet may depend on a step only through one of these.
+  static constexpr uintptr_t kWaitable = uintptr_t(1) << 59;
+  void add_waitable(uintptr_t object, bool wrote) { add(object | kWaitable >> 1, wrote); }
+  // Whether some object touched carries the tag (kLockOrder, kRelease, kWaitable).
+  bool has_tagged(uintptr_t tag) const {
+    for (uintptr_t o : objects)
+      if (o & tag) return true;
+    return false;
+  }
+  void add_lock_order(uintptr_t mutex, bool wrote) { add(mutex | kLockOrder >> 1, wrote); }
+  void add_release(uintptr_t mutex, bool wrote) { add(mutex | kRelease >> 1, wrote); }
+
+  void clear() {
+    objects.clear();
+    global = false;
+  }
+  void add(uintptr_t address, bool wrote) {
+    const uintptr_t key = address << 1 | (wrote ? 1 : 0);
+    for (uintptr_t& o : objects)
+      if (o >> 1 == address) {
+        o |= key;
+        return;
+      }
+    objects.push_back(key);
+  }
+  void merge(const Footprint& f) {
+    global = global || f.global;
+    for (uintptr_t o : f.objects) add(o >> 1, o & 1);
+  }
+  // Two steps conflict (may not commute) when one is global or both touch an object and one writes it.
+  bool conflicts(const Footprint& f) const {
+    if (global || f.global) return true;
+    for (uintptr_t a : objects)
+      for (uintptr_t b : f.objects)
+        if (a >> 1 == b >> 1 && ((a | b) & 1)) return true;
+    return false;
+  }
+};
+
+// Pseudo-objects for effects Relacy keeps outside any one object.
+constexpr uintptr_t kSeqCstOrder = 1;  // seq_cst fences order against each other (seq_cst_fence_order_)
+constexpr uintptr_t kHeap = 2;         // Relacy's heap: which block an allocation gets depends on the order
+
+// Relacy's record of the run's events (rl::context::history_): reached through the context's
+// own protected member, from a derived class.
+struct relacy_history : rl::context {
+  static rl::history_mgr& of(rl::context& c) { return c.*(&relacy_history::history_); }
+};
+// Its list of entries, private to rl::history_mgr: defined in explore.cpp (how, there).
+typedef rl::vector<rl::history_entry>::type relacy_entries;
+const relacy_entries& entries_of(rl::history_mgr& h);
+
+// How one type of event is read: what it adds to a footprint.
+typedef void (*event_footprint_f)(const void* ev, Footprint& f);
+
+// The event types read from their fields, each known by the function that prints it
+// (history_entry::output_). Filled before main (verify/search/footprint_types.cpp); a type not in it
+// is read from its printed text, which gives the same footprint, only slower.
+class event_types {
+ public:
+  static event_types& all() {
+    static event_types t;
+    return t;
+  }
+  void add(rl::event_output_f key, event_footprint_f read) { read_[key] = read; }
+  event_footprint_f find(rl::event_output_f key) const {
+    const auto it = read_.find(key);
+    return it == read_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::unordered_map<rl::event_output_f, event_footprint_f> read_;  // filled before main: no allocation inside iterations
+};
+
+// One event's object and access: from its fields when its type is known, else from its text.
+class event_reader {
+ public:
+  event_reader() : text_(&line_) {}
+  void read(const rl::history_entry& e, Footprint& f) {
+    thread_ = e.thread_index_;
+    const event_footprint_f known = event_types::all().find(e.output_);
+    if (known && !check_fields) return known(e.ev_, f);
+    formatted += !known;
+    line_.reset();
+    e.output_(text_, e.ev_);
+    if (!known) return read_text(line_.str(), line_.cut(), f);
+    Footprint by_fields, by_text;  // both readings of a known type, compared
+    const bool announced = thread_ < 32 && g_blocking_lock[thread_];
+    known(e.ev_, by_fields);
+    if (thread_ < 32) g_blocking_lock[thread_] = announced;  // the second reading sees it too
+    read_text(line_.str(), line_.cut(), by_text);
+    fields_unlike_text += by_fields.global != by_text.global || by_fields.objects != by_text.objects;
+    f.merge(by_fields);
+  }
+  uint64_t formatted = 0;           // events read from their text
+  bool check_fields = false;        // read known types both ways (a test of the table)
+  uint64_t fields_unlike_text = 0;  // events whose two readings differ
+  static inline rl::thread_id_t thread_ = 0;  // the thread of the event being read
+
+  // A mutex event (README, "Locks"): a lock takes the next place in the acquisition order after
+  // the last release; an unlock releases, and changes the mutex for any other operation (a
+  // try-lock's outcome, a shared lock); an attempt that blocks only reads the order (it changes
+  // nothing until the unlock that wakes it, then it locks); any other operation does all three.
+  // A lock not announced as blocking (model/rl_env.hpp) may be a try-lock that succeeded: it
+  // read the mutex free, and races with the unlock before it (placed before it, it fails).
+  enum class mutex_op { lock, unlock, blocked, other };
+  static void read_mutex(mutex_op op, uintptr_t mutex, Footprint& f) {
+    switch (op) {
+      case mutex_op::lock:
+        f.add_lock_order(mutex, true);
+        f.add_release(mutex, false);
+        if (thread_ >= 32 || !g_blocking_lock[thread_]) f.add(mutex, false);
+        if (thread_ < 32) g_blocking_lock[thread_] = false;
+        return;
+      case mutex_op::unlock: f.add_release(mutex, true); f.add(mutex, true); return;
+      case mutex_op::blocked: f.add_lock_order(mutex, false); return;
+      case mutex_op::other: f.add_lock_order(mutex, true); f.add_release(mutex, true); f.add(mutex, true); return;
+    }
+  }
+  static void read_mutex(const char* text, uintptr_t mutex, Footprint& f) {
+    const mutex_op op = std::strcmp(text, "exclusive lock") == 0     ? mutex_op::lock
+                        : std::strcmp(text, "exclusive unlock") == 0 ? mutex_op::unlock
+                        : std::strcmp(text, "blocking") == 0         ? mutex_op::blocked
+                                                                     : mutex_op::other;
+    read_mutex(op, mutex, f);
+  }
+
+  // One event as Relacy prints it ("<ADDRESS> atomic load, ...", "seq_cst fence", ...).
+  static void read_text(const char* ev, bool cut, Footprint& f) {
+    if (cut) {  // what the event touched may be in the part not kept
+      f.global = true;
+      return;
+    }
+    // An object's event: atomic, variable, mutex, event, condition variable, semaphore, futex.
+    // A seq_cst atomic orders through its own object only (relacy/thread.hpp), not the fences' order.
+    if (ev[0] == '<') {
+      const uintptr_t address = (uintptr_t)std::strtoull(ev + 1, nullptr, 16);
+      const char* op = std::strchr(ev, '>');
+      if (op && std::strncmp(op, "> mutex: ", 9) == 0) return read_mutex(op + 9, address, f);
+      const bool reads = op && (std::strncmp(op, "> atomic load,", 14) == 0 || std::strncmp(op, "> load,", 7) == 0);
+      bool plain = false;  // an atomic's or a variable's operation (relacy/atomic_events.hpp, rmw.hpp, var.hpp)
+      for (const char* p : {"> atomic ", "> CAS ", "> exchange ", "> fetch_", "> load,", "> store,"})
+        plain = plain || (op && std::strncmp(op, p, std::strlen(p)) == 0);
+      if (plain) f.add(address, !reads);
+      else f.add_waitable(address, true);  // an event, a semaphore, a condition variable, or unknown
+      return;
+    }
+    if (std::strstr(ev, "seq_cst fence")) f.add(kSeqCstOrder, true);  // joins seq_cst_fence_order_
+    if (std::strncmp(ev, "memory allocation", 17) == 0 || std::strncmp(ev, "memory deallocation", 19) == 0) {
+      f.add(kHeap, true);
+      return;
+    }
+    // A yield changes other threads' priorities; WFMO waits on several objects at once.
+    if (std::strncmp(ev, "yield(", 6) == 0 || std::strncmp(ev, "WFMO", 4) == 0) f.global = true;
+    // Left: fences other than seq_cst (they change only the thread's own clocks), a thread
+    // blocking itself or unblocking another (always in the step of the operation on the object
+    // it waits on or signals, which is added above), and the model's own log lines.
+  }
+
+ private:
+  // Fixed storage for one printed event: it is printed inside iterations, on Relacy's heap.
+  class line_buffer : public std::streambuf {
+   public:
+    void reset() {
+      setp(line_, line_ + sizeof line_ - 1);
+      cut_ = false;
+    }
+    const char* str() {
+      *pptr() = 0;
+      return line_;
+    }
+    bool cut() const { return cut_; }
+
+   protected:
+    int_type overflow(int_type c) override {
+      cut_ = true;
+      return traits_type::not_eof(c);
+    }
+
+   private:
+    char line_[1024];
+    bool cut_ = false;
+  };
+  line_buffer line_;
+  std::ostream text_;
+};
+
+// The events Relacy logged since the last read, added to a footprint.
+class history_reader {
+ public:
+  // Adds what the events logged since the last call touched. Returns whether the last of them
+  // parked the thread (a blocked attempt whose operation completes in a later step).
+  bool read(Footprint& f) {
+    const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
+    bool parked = false;
+    for (; next_ < e.size(); next_++) {
+      events.read(e[next_], f);
+      parked = e[next_].output_ == &rl::event_output<rl::park_event>;
+    }
+    return parked;
+  }
+  // Passes over the events logged so far (the set-up, which is no thread's step).
+  void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }
+  // Relacy's record was cleared.
+  void restart() { next_ = 0; }
+  event_reader events;
+
+ private:
+  size_t next_ = 0;
+};
+
+}  // namespace exploration
