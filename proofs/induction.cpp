@@ -45,8 +45,9 @@ static ReachedViolation reachable_violation(z3::context& c, const BatchSystem& s
     if (depth > 0) {
       z3::expr k = c.int_const(("reach.step" + std::to_string(depth)).c_str());
       z3::expr v = c.int_const(("reach.vma" + std::to_string(depth)).c_str());
-      // VMA ids are what the model numbers VMAs by: 0, 1, 2, ... (a negative one is no VMA).
-      path = path && sys.in_bounds(s) && 0 <= k && k <= 2 && z3::implies(k == 0, 0 <= v && sys.add_guard(s, v)) &&
+      // VMA ids are what the model numbers VMAs by: 0, 1, 2, ... (a negative one is no VMA);
+      // small ones read best, and ten steps need no more than ten.
+      path = path && sys.in_bounds(s) && 0 <= k && k <= 2 && z3::implies(k == 0, 0 <= v && v < 32 && sys.add_guard(s, v)) &&
              z3::implies(k == 1, sys.process_guard(s));
       s = ite(k == 0, sys.add(s, v), ite(k == 1, sys.process(s), sys.finalize(s)));
       along.push_back(s);
@@ -68,9 +69,13 @@ static ReachedViolation reachable_violation(z3::context& c, const BatchSystem& s
       }
       // One namer for the whole run, so that a file or a mapping keeps its name from state to state.
       StateNamer names;
-      for (size_t i = 0; i < along.size(); i++)
-        r.states += "after " + calls[i] + (i + 1 == along.size() ? " (violates " + spec_name + ")" : "") + ":\n" +
-                    format_state(state_in_model(m, along[i], added), names, "  ");
+      // The first and the violating state in full, those between by their batch line.
+      for (size_t i = 0; i < along.size(); i++) {
+        const bool last = i + 1 == along.size();
+        std::string text = format_state(state_in_model(m, along[i], added), names, "  ");
+        if (i > 0 && !last) text = text.substr(0, text.find('\n') + 1);
+        r.states += "after " + calls[i] + (last ? " (violates " + spec_name + ")" : "") + ":\n" + text;
+      }
       return r;
     }
     solver.pop();
