@@ -291,6 +291,28 @@ TEST(Kernel, SmallTreeVerifiesAndAgreesWithTheHandModel) {
   EXPECT_EQ(r.out.find("disagrees"), std::string::npos) << r.out;
 }
 
+// Several counterexamples: the first trace inline, the others named; --traces writes each to a
+// file and none inline; the last line counts the outcomes.
+TEST(Kernel, TracesOfSeveralCounterexamplesDoNotBuryTheResults) {
+  std::string t = small_tree("several");
+  std::string patch = make_patch(t, "mm/vma.c", std::regex_replace(std::string(kBatchSource), kFullCheck, "-1"));
+  BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch +
+                              "' --quiet teardown_batch_overflow teardown_batch_overflow teardown_two_files");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("trace not shown"), std::string::npos) << "--quiet shows none: " << r.out;
+  r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' teardown_batch_overflow teardown_batch_overflow");
+  EXPECT_NE(r.out.find("trace not shown (only the first counterexample's is; --traces DIR writes each)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n3 checked, 1 as expected, 2 unexpected, 0 incomplete"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("kernel: 2/2 scenarios"), std::string::npos) << r.err;
+  const std::string dir = t + "/traces";
+  r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --traces '" + dir + "' teardown_batch_overflow");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("trace in " + dir + "/teardown_batch_overflow.kernel.json"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(">>"), std::string::npos) << "no trace inline with --traces: " << r.out;
+  EXPECT_TRUE(std::regex_search(read(dir + "/teardown_batch_overflow.kernel.json.txt"), std::regex(R"(mm/memory\.c:\d+)")));
+}
+
 TEST(Kernel, DroppingTheFullBatchFlushIsACounterexampleCitingTheTree) {
   std::string t = small_tree("full");
   // The patch sets "full" to 0: the batch is never processed when it holds 8.

@@ -36,14 +36,6 @@ struct AllArgs {
 };
 
 // The output paths, checked before a minute of checking: "" when usable, else why not.
-static std::string unusable_dir(const std::string& dir) {
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 && mkdir(dir.c_str(), 0777) != 0)
-    return "--traces " + dir + ": cannot create directory: " + std::strerror(errno);
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "--traces " + dir + ": not a directory";
-  if (access(dir.c_str(), W_OK | X_OK) != 0) return "--traces " + dir + ": not writable";
-  return "";
-}
 static std::string unwritable_file(const char* option, const std::string& file, bool) {
   const std::string why = unwritable_path(file);
   return why.empty() ? "" : std::string(option) + " " + why;
@@ -64,7 +56,7 @@ static int all(const AllArgs& a) {
     if (!load_spec(f, &spec, &why) || !parse_spec(c, spec, Vocabulary(c, spec.is_trace()), &e, &why))
       return usage_error("all: " + why);
   }
-  std::string err = unusable_dir(trace_dir);
+  std::string err = unusable_output_dir("--traces", trace_dir);
   if (err.empty() && !a.junit.empty()) err = unwritable_file("--junit", a.junit, false);
   if (err.empty() && !a.summary.empty()) err = unwritable_file("--summary", a.summary, true);
   if (err.empty() && !a.html.empty() && !(err = html_report_dir_problem(a.html)).empty()) err = "--html " + err;

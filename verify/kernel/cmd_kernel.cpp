@@ -45,7 +45,7 @@ namespace {
 constexpr long long kDefaultKernelBudget = 5000000;
 
 struct KernelArgs {
-  std::string tree, trace, junit, mutant = "none", search, exceptions;
+  std::string tree, trace, traces, junit, mutant = "none", search, exceptions;
   std::vector<std::string> patches, scenarios, configs;
   long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   bool agree = false, json = false, quiet = false, coverage = false;
@@ -227,7 +227,16 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
     const std::string only_hand = only_in(hand_states, kernel_states), only_kernel = only_in(kernel_states, hand_states);
     out.expected = "verified, agreeing with the hand model";
     const bool agrees = hand.result == out.r.result && hand.kind == out.r.kind && only_hand.empty() && only_kernel.empty();
-    if (agrees && rwsem) {
+    if (hand.result == "incomplete" || out.r.result == "incomplete") {
+      // A search cut short reached only part of its states: nothing to compare them with.
+      agreement = std::string("not compared: the ") + (out.r.result == "incomplete" ? "kernel code's" : "hand model's") +
+                  " search is incomplete";
+      if (out.r.result == "verified") {
+        out.r.result = "incomplete";
+        out.r.message = "the hand model's search is incomplete: " + hand.message;
+      }
+      out.as_expected = false;
+    } else if (agrees && rwsem) {
       agreement = "agrees with the hand model: same verdict";
     } else if (agrees) {
       agreement = "agrees with the hand model: same verdict, the same " + std::to_string(hand_states.size()) + " batch states";
@@ -393,7 +402,7 @@ int check(const KernelArgs& a) {
                 a.patches.empty() ? "" : (" with " + std::to_string(a.patches.size()) + " patch(es)").c_str(),
                 config_text(a.configs).c_str());
   std::vector<Outcome> outcomes;
-  bool trace_written = false;
+  bool trace_written = false, trace_shown = false;
   int worst = EXIT_VERIFIED;
   std::vector<GcdaFile> gcda;
   const bool count_lines = !a.patches.empty() || a.coverage;
@@ -406,6 +415,14 @@ int check(const KernelArgs& a) {
       else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
       trace_written = true;
     }
+    // --traces: every counterexample's trace in a file of its own, none inline.
+    std::string in_dir;
+    if (!a.traces.empty() && out.r.result == "counterexample" && !out.r.state.empty()) {
+      std::string err, file = a.traces + "/" + out.r.scenario + ".kernel.json";
+      if (write_trace(file, out.r, &err)) in_dir = file;
+      else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
+    }
+    if (trace.empty()) trace = in_dir;
     out.trace = trace;
     if (a.json) {
       Json j = outcome_json(out, trace);
@@ -414,7 +431,14 @@ int check(const KernelArgs& a) {
     } else {
       std::printf("%s %s\n", out.as_expected ? "ok  " : "FAIL", result_text(out.r).c_str());
       if (!agreement.empty()) std::printf("  %s\n", agreement.c_str());
-      if (out.r.result == "counterexample" && !out.r.events.empty() && !a.quiet) std::printf("%s", trace_text(out.r).c_str());
+      if (!in_dir.empty()) {
+        std::printf("  trace in %s (and %s.txt)\n", in_dir.c_str(), in_dir.c_str());
+      } else if (out.r.result == "counterexample" && !out.r.events.empty() && !a.quiet) {
+        // Inline, the first counterexample's trace only: more would bury the result lines.
+        if (!trace_shown) std::printf("%s", trace_text(out.r).c_str());
+        else std::printf("  trace not shown (only the first counterexample's is; --traces DIR writes each)\n");
+        trace_shown = true;
+      }
     }
     std::fflush(stdout);
     int st = out.as_expected ? EXIT_VERIFIED : exit_status(out.r) == EXIT_VERIFIED ? EXIT_COUNTEREXAMPLE : exit_status(out.r);
@@ -505,6 +529,10 @@ int build_and_hand_over(const KernelArgs& a) {
     const std::string why = unwritable_path(a.junit);
     if (!why.empty()) return usage_error("kernel: --junit " + why);
   }
+  if (!a.traces.empty()) {
+    const std::string why = unusable_output_dir("--traces", a.traces);
+    if (!why.empty()) return usage_error("kernel: " + why);
+  }
   KernelBuild b = build_kernel_checker(a.tree, a.patches, !a.quiet, a.coverage, a.configs);
   if (b.interrupted) {  // ended by the signal, as without the build's clean-up
     std::fprintf(stderr, "vmaverify: kernel: %s\n", b.error.c_str());
@@ -520,6 +548,7 @@ int build_and_hand_over(const KernelArgs& a) {
   if (!a.tree.empty()) args.insert(args.end(), {"--tree", a.tree});
   for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});
   if (!a.trace.empty()) args.insert(args.end(), {"--trace", a.trace});
+  if (!a.traces.empty()) args.insert(args.end(), {"--traces", a.traces});
   if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
   if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
   if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
@@ -599,6 +628,10 @@ CommandRun define_kernel(CLI::App& cmd) {
       ->type_name("FILE")
       ->needs(coverage);
   cmd.add_option("--trace", a->trace, "on the first counterexample, write FILE (JSON) and FILE.txt")->type_name("FILE");
+  cmd.add_option("--traces", a->traces,
+                 "write every counterexample's trace to DIR/SCENARIO.kernel.json (and .txt) instead of\n"
+                 "printing the first one")
+      ->type_name("DIR");
   cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");

@@ -16,6 +16,15 @@ std::string parent_of(const std::string& path) {
 
 }  // namespace
 
+std::string unusable_output_dir(const std::string& option, const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 && mkdir(dir.c_str(), 0777) != 0)
+    return option + " " + dir + ": cannot create directory: " + std::strerror(errno);
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return option + " " + dir + ": not a directory";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return option + " " + dir + ": not writable";
+  return "";
+}
+
 std::string unwritable_path(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return path + ": is a directory";

@@ -13,5 +13,8 @@ bool write_file_safely(const std::string& path, const std::string& text, std::st
 bool make_real_directory(const std::string& dir, const std::string& sub, std::string* err);
 // Whether path could be written by write_file_safely: "" if so, else why not (nothing is created).
 std::string unwritable_path(const std::string& path);
+// A directory for output files (made if missing): "" if it is one and writable, else
+// "OPTION DIR: why not".
+std::string unusable_output_dir(const std::string& option, const std::string& dir);
 // stdout flushed and without a write error; false with *err when it lost output (a full disk).
 bool stdout_intact(std::string* err);
