@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include "verify/kernel/kernel_hunks.hpp"
@@ -25,22 +24,9 @@ std::string trimmed(const std::string& s) {
 // The text of each kernel line the extracted units hold, by file and line (their #line rows).
 std::map<std::string, std::map<int, std::string>> kernel_line_texts(const std::vector<std::string>& sources) {
   std::map<std::string, std::map<int, std::string>> texts;
-  static const std::regex directive(R"re(^#line (\d+) "([^"]+)"\s*$)re");
-  for (const std::string& path : sources) {
-    std::ifstream in(path);
-    std::string file, line;
-    int next = 0;
-    while (std::getline(in, line)) {
-      std::smatch m;
-      if (std::regex_match(line, m, directive)) {
-        file = m[2];
-        next = std::stoi(m[1]);
-        continue;
-      }
-      if (!file.empty() && file.find("(generated)") == std::string::npos) texts[file][next] = trimmed(line);
-      next++;
-    }
-  }
+  for_each_kernel_line(sources, [&](const std::string& file, int line, const std::string& text) {
+    texts[file][line] = trimmed(text);
+  });
   return texts;
 }
 

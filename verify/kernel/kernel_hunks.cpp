@@ -97,8 +97,8 @@ std::vector<PatchHunk> parse_patch_hunks(const std::string& patch, const std::st
   return hunks;
 }
 
-KernelLines compiled_kernel_lines(const std::vector<std::string>& generated_sources) {
-  KernelLines lines;
+void for_each_kernel_line(const std::vector<std::string>& generated_sources,
+                          const std::function<void(const std::string&, int, const std::string&)>& fn) {
   static const std::regex directive(R"re(^#line (\d+) "([^"]+)"\s*$)re");
   for (const std::string& path : generated_sources) {
     std::ifstream in(path);
@@ -111,10 +111,17 @@ KernelLines compiled_kernel_lines(const std::vector<std::string>& generated_sour
         next = std::stoi(m[1]);
         continue;
       }
-      if (!file.empty() && file.find("(generated)") == std::string::npos) lines[file].insert(next);
+      if (!file.empty() && file.find("(generated)") == std::string::npos) fn(file, next, line);
       next++;
     }
   }
+}
+
+KernelLines compiled_kernel_lines(const std::vector<std::string>& generated_sources) {
+  KernelLines lines;
+  for_each_kernel_line(generated_sources, [&](const std::string& file, int line, const std::string&) {
+    lines[file].insert(line);
+  });
   return lines;
 }
 

@@ -4,6 +4,7 @@
 // of the checker's kernel code, which a patched build compiles with --coverage). A hunk outside
 // the compiled code, or compiled and never executed, makes a `verified` `incomplete`.
 #pragma once
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -22,6 +23,10 @@ struct PatchHunk {
 // The hunks of one patch's text; a hunk that only deletes a file has no lines.
 std::vector<PatchHunk> parse_patch_hunks(const std::string& patch, const std::string& text);
 
+// Each line of the extracted translation units that is kernel code: the file and line its
+// #line rows name, and its text (the units' generated scaffolding left out).
+void for_each_kernel_line(const std::vector<std::string>& generated_sources,
+                          const std::function<void(const std::string& file, int line, const std::string& text)>& fn);
 // Kernel lines, per file as the #line rows name it.
 typedef std::map<std::string, std::set<int>> KernelLines;
 // The lines each extracted translation unit compiles, from its #line rows.
