@@ -233,3 +233,25 @@ TEST(ReplayInput, MissingOrUnreadableFile) {
   expect_usage_error(r, "directory");
   EXPECT_NE(r.err.find("cannot read trace file"), std::string::npos) << r.err;
 }
+
+// A spec violation found with all --specs DIR replays against DIR: without it, the default
+// specs hold in that state and the replay says it did not reproduce (exit 4).
+TEST(ReplayStatus, ASpecViolationReplaysWithTheSpecsItWasFoundWith) {
+  const std::string dir = ::testing::TempDir() + "vmaverify_replay_specs_" + std::to_string(getpid());
+  const std::string specs = dir + "/specs", traces = dir + "/traces";
+  ASSERT_EQ(std::system(("mkdir -p '" + specs + "' && cp '" + std::string(VMAVERIFY_SOURCE) + "'/proofs/specs/*.smt2 '" +
+                         specs + "'").c_str()),
+            0);
+  std::ofstream(specs + "/always_empty.smt2") << "; the batch never holds a VMA (false)\n(assert (= count 0))\n";
+  BinaryRun r = run_vmaverify("all --quiet --specs '" + specs + "' --only scenarios/teardown_two_files --traces '" + traces + "'");
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  const std::string trace = traces + "/teardown_two_files.json";
+  r = run_vmaverify("replay '" + trace + "'");
+  EXPECT_EQ(r.status, 4) << r.out << r.err;
+  r = run_vmaverify("replay --specs '" + specs + "' '" + trace + "'");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("violates always_empty"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replay: reproduced the recorded failure"), std::string::npos) << r.out;
+  r = run_vmaverify("replay --specs '" + dir + "/none' '" + trace + "'");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+}

@@ -3,6 +3,7 @@
 #include <memory>
 #include <CLI/CLI.hpp>
 #include "model/mutants.hpp"
+#include "proofs/prover.hpp"
 #include "verify/cli/cli.hpp"
 #include "verify/report/json_out.hpp"
 #include "verify/report/result_output.hpp"
@@ -26,7 +27,13 @@ static std::string build_change(const TraceOrigin& recorded) {
   return "";
 }
 
-static int replay(const std::string& file, bool json, bool raw) {
+static int replay(const std::string& file, const std::string& specs, bool json, bool raw) {
+  // The explored batch states are checked against the spec files: a trace of a spec violation
+  // found with all --specs DIR replays against the same DIR.
+  if (!specs.empty()) {
+    set_specs_dir(specs);
+    if (default_spec_files().empty()) return usage_error("replay: --specs " + specs + ": no spec files found");
+  }
   RunResult saved;
   TraceOrigin origin;
   std::string err, fingerprint;
@@ -76,14 +83,18 @@ static int replay(const std::string& file, bool json, bool raw) {
 }
 
 static CommandRun define_replay(CLI::App& cmd) {
-  auto file = std::make_shared<std::string>();
+  auto file = std::make_shared<std::string>(), specs = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false), raw = std::make_shared<bool>(false);
   cmd.add_option("TRACE_FILE", *file, "a trace written by run --trace or all --traces (JSON)")
       ->required()
       ->type_name("");
   cmd.add_flag("--json", *json, "print one JSON object: run's fields plus failing_step and reproduced");
   cmd.add_flag("--raw", *raw, "keep Relacy's internal event rows in the readable trace");
-  return [file, json, raw] { return replay(*file, *json, *raw); };
+  cmd.add_option("--specs", *specs,
+                 "check the explored batch states against the spec files in DIR, as all --specs DIR\n"
+                 "did when it recorded the trace (default: proofs/specs of this checkout)")
+      ->type_name("DIR");
+  return [file, specs, json, raw] { return replay(*file, *specs, *json, *raw); };
 }
 
 static CommandRegistrar reg({"replay", "Re-run exactly the interleaving a trace file recorded.", &define_replay});
