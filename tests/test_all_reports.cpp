@@ -151,4 +151,11 @@ TEST(Specs, AFalseSpecRefutesNoMutant) {
         << line;
   }
   EXPECT_GE(mutants, 7);
+  // The text says it once, not on every mutant's line.
+  r = run_vmaverify("prove --specs " + dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const std::string note = "not counted against the mutants below, not proved on the correct model: always_empty";
+  EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(note, r.out.find(note) + 1), std::string::npos) << "said twice: " << r.out;
+  EXPECT_EQ(r.out.find("(not counted"), std::string::npos) << r.out;
 }

@@ -83,7 +83,14 @@ static int prove(const ProveArgs& a) {
   if (all_defaults && a.mutant == "none") {
     std::vector<std::string> not_proved;
     const std::vector<std::string> sound = proved_on_patch(files, results, &not_proved);
-    for (const std::string& m : names) report(noting_unused(refute_batch_mutant(sound, m), not_proved), "refuted");
+    // Said once in the text (each JSON object says it, as each stands alone).
+    if (!a.json && !not_proved.empty()) {
+      std::string list;
+      for (const std::string& n : not_proved) list += (list.empty() ? "" : ", ") + n;
+      std::printf("not counted against the mutants below, not proved on the correct model: %s\n", list.c_str());
+    }
+    for (const std::string& m : names)
+      report(a.json ? noting_unused(refute_batch_mutant(sound, m), not_proved) : refute_batch_mutant(sound, m), "refuted");
   }
   return malformed ? EXIT_USAGE : failed ? EXIT_COUNTEREXAMPLE : incomplete ? EXIT_INCOMPLETE : EXIT_VERIFIED;
 }
