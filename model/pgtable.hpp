@@ -66,7 +66,7 @@ void free_pud_range(PT* pt, unsigned long addr, unsigned long end, unsigned long
   unsigned long next, start = addr;
   do {
     next = pt_addr_end(addr, end, PUD_SIZE);
-    if (none_or_clear_bad(pt, PMD_TABLE, addr)) continue;
+    if (!mutant(Mutant::free_pud_range_descends_none) && none_or_clear_bad(pt, PMD_TABLE, addr)) continue;
     free_pmd_range(pt, addr, next, floor, ceiling);
   } while (addr = next, addr != end);
 
