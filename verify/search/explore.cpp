@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "verify/search/explore.hpp"
 
 #include "model/batch_states.hpp"
@@ -88,19 +89,39 @@ std::string summarize(const RunResult& r) {
   return r.message;
 }
 
+// The kernel function a blocked task sleeps in: the last function of its own before the
+// blocking one (schedule, a lock) that is not a step of going to sleep.
+std::string sleeping_in(const std::vector<TraceEvent>& ev, const TraceEvent* blocked) {
+  static const char* const kSleepSteps[] = {"thread", "set_current_state", "set_current_state_uninterruptible",
+                                            "set_current_state_killable", "raw_spin_lock_irq", "raw_spin_unlock_irq",
+                                            "schedule", "schedule_preempt_disabled"};
+  for (const TraceEvent* e = blocked; e-- != ev.data();) {
+    if (e->thread != blocked->thread || e->function.empty() || e->function == blocked->function) continue;
+    if (std::find(std::begin(kSleepSteps), std::end(kSleepSteps), e->function) != std::end(kSleepSteps)) continue;
+    return e->function;
+  }
+  return "";
+}
+
 // A deadlock is found by Relacy once no thread can run, in none of them: its row names the
-// blocked tasks and where they block.
+// blocked tasks, where they block and in which kernel function; a task asleep in schedule()
+// waits for a wake-up that no task is left to send (a lost wake-up).
 void attribute_deadlock(RunResult* r) {
   std::vector<const TraceEvent*> blocked = blocked_tasks(r->events);
+  std::string who, at;
+  bool asleep = false;
+  for (const TraceEvent* b : blocked) {
+    const std::string in = sleeping_in(r->events, b);
+    who += (who.empty() ? "" : ", ") + ("T" + std::to_string(b->thread)) + " in " + b->function +
+           (in.empty() ? "" : " (from " + in + ")");
+    asleep = asleep || b->function.rfind("schedule", 0) == 0;
+    at = at.empty() ? b->source : at;
+  }
   TraceEvent& f = r->events.back();
   f.thread = kEndOfRun;
   f.function.clear();
-  std::string who, at;
-  for (const TraceEvent* b : blocked) {
-    who += (who.empty() ? "" : ", ") + ("T" + std::to_string(b->thread)) + " in " + b->function;
-    at = at.empty() ? b->source : at;
-  }
-  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run") : "blocked forever: " + who);
+  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run")
+                                            : "blocked forever: " + who + (asleep ? " (lost wake-up)" : ""));
   f.source = at;
 }
 
