@@ -39,7 +39,7 @@
 namespace {
 
 // Iterations per scenario unless --budget says otherwise: the two-task searches on the tree's
-// code end well below it, the three-task ones and the killable writer do not (tens of millions
+// code end well below it, the three-task ones and the two killable ones do not (tens of millions
 // of iterations, many minutes each), so that `vmaverify kernel` with every scenario ends within
 // minutes, those searches `incomplete` and said so. --budget 0 lifts it.
 constexpr long long kDefaultKernelBudget = 5000000;
