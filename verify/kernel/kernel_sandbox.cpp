@@ -38,7 +38,22 @@ void on_forbidden(int, siginfo_t* info, void*) {
 
 }  // namespace
 
+// A sanitizer's runtime opens its report and log files (and /proc/self/maps) when it has
+// something to say: under the filter that would stop the child instead of reporting. A
+// sanitized build (CI's, never a user's) runs the child unfiltered.
+#if defined(__SANITIZE_ADDRESS__)
+#define KSHIM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define KSHIM_SANITIZED 1
+#endif
+#endif
+
 bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, std::string* why) {
+#ifdef KSHIM_SANITIZED
+  (void)outputs, (void)report_fd, (void)why;
+  return true;
+#endif
   g_report_fd = report_fd;
   struct sigaction sa = {};
   sa.sa_sigaction = on_forbidden;
