@@ -271,10 +271,17 @@ std::string hex(const std::string& bytes) {
   for (unsigned char c : bytes) h += digits[c >> 4], h += digits[c & 15];
   return h;
 }
-std::string unhex(const std::string& h) {
-  std::string bytes;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) bytes += (char)std::stoi(h.substr(i, 2), nullptr, 16);
-  return bytes;
+// The child's bytes back; false on anything but pairs of hex digits (the child runs untrusted
+// code: what it writes on the pipe is input).
+bool unhex(const std::string& h, std::string* bytes) {
+  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  if (h.size() % 2) return false;
+  for (size_t i = 0; i < h.size(); i += 2) {
+    const int hi = digit(h[i]), lo = digit(h[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    *bytes += (char)(hi * 16 + lo);
+  }
+  return true;
 }
 
 // Run the scenarios in a child process under the syscall filter (verify/kernel/kernel_sandbox.hpp),
@@ -327,11 +334,17 @@ std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*
       else if (line.rfind("forbidden ", 0) == 0) forbidden = std::atoi(line.c_str() + 10);
       else if (line.rfind("refused ", 0) == 0) refused = line.substr(8);
       else {
+        // Malformed lines are ignored: without its "done" the run is reported as stopped.
         const Json j = Json::parse(line, nullptr, false);
         Outcome o;
-        if (j.contains("gcda")) gcda->push_back({j["gcda"].get<std::string>(), unhex(j["bytes"].get<std::string>())});
-        else if (j.contains("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o))
-          sink(o, j.value("agreement", ""));
+        GcdaFile f;
+        auto text_of = [&](const char* key) { return j.is_object() && j.contains(key) && j[key].is_string(); };
+        if (text_of("gcda") && text_of("bytes") && unhex(j["bytes"].get<std::string>(), &f.bytes)) {
+          f.name = j["gcda"].get<std::string>();
+          gcda->push_back(f);
+        } else if (text_of("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o)) {
+          sink(o, text_of("agreement") ? j["agreement"].get<std::string>() : "");
+        }
       }
     }
   }

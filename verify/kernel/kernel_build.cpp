@@ -643,7 +643,11 @@ bool read_kernel_counters(const std::vector<GcdaFile>& gcda, std::string* gcov_j
     return false;
   }
   for (const GcdaFile& f : gcda) {
-    std::ofstream out(std::string(run) + f.name.substr(f.name.rfind('/')), std::ios::binary);
+    // The counters' file by its own name only, in the run's directory (the name comes from the
+    // contained child: no path of its choosing).
+    const std::string base = f.name.substr(f.name.rfind('/') == std::string::npos ? 0 : f.name.rfind('/') + 1);
+    if (base.empty() || base == "." || base == "..") continue;
+    std::ofstream out(std::string(run) + "/" + base, std::ios::binary);
     out << f.bytes;
   }
   bool ok = true;
