@@ -82,14 +82,17 @@ struct rwsem_count_model final : rw_semaphore {
   const char* model_kind() const override { return "faithful rw_semaphore (kernel/locking/rwsem.c)"; }
 
  protected:
-  // __down_read (kernel/locking/rwsem.c)
+  // __down_read (kernel/locking/rwsem.c). Each operation runs with preemption disabled, as the
+  // kernel's do (preempt_disable() ... preempt_enable(): model/preempt.hpp).
   void __down_read() override {
+    const preempt_disabled scope;
     long c;
     if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c, false);
   }
 
   // __down_read_trylock (kernel/locking/rwsem.c)
   bool __down_read_trylock() override {
+    const preempt_disabled scope;
     long tmp = count.load(rl::memory_order_relaxed);
     long failed = RWSEM_READ_FAILED_MASK;
     if (mutant(Mutant::read_trylock_ignores_handoff)) failed = RWSEM_WRITER_MASK;
@@ -105,10 +108,14 @@ struct rwsem_count_model final : rw_semaphore {
   }
 
   // __down_write_trylock (kernel/locking/rwsem.c): rwsem_write_trylock, no slow path.
-  bool __down_write_trylock() override { return rwsem_write_trylock(); }
+  bool __down_write_trylock() override {
+    const preempt_disabled scope;
+    return rwsem_write_trylock();
+  }
 
   // __up_read (kernel/locking/rwsem.c)
   void __up_read() override {
+    const preempt_disabled scope;
     long tmp = count.fetch_add(-RWSEM_READER_BIAS, rl::memory_order_release) - RWSEM_READER_BIAS;
     rwsem_release_read();
     if ((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS && !mutant(Mutant::up_read_no_wake))
@@ -117,23 +124,27 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write (kernel/locking/rwsem.c)
   void __down_write() override {
+    const preempt_disabled scope;
     if (!rwsem_write_trylock()) rwsem_down_write_slowpath(false);
   }
 
   // __down_read_killable, __down_write_killable (kernel/locking/rwsem.c: __down_*_common with
   // TASK_KILLABLE): -EINTR when the slow path left the queue on a fatal signal (out_nolock).
   int __down_read_killable() override {
+    const preempt_disabled scope;
     long c;
     if (rwsem_read_trylock(&c)) return 0;
     return rwsem_down_read_slowpath(c, true) ? 0 : -EINTR;
   }
   int __down_write_killable() override {
+    const preempt_disabled scope;
     if (rwsem_write_trylock()) return 0;
     return rwsem_down_write_slowpath(true) ? 0 : -EINTR;
   }
 
   // __up_write (kernel/locking/rwsem.c)
   void __up_write() override {
+    const preempt_disabled scope;
     long tmp = mutant(Mutant::up_write_relaxed)
                    ? count.fetch_add(-RWSEM_WRITER_LOCKED, rl::memory_order_relaxed)
                    : count.fetch_add(-RWSEM_WRITER_LOCKED, rl::memory_order_release);
@@ -169,8 +180,10 @@ struct rwsem_count_model final : rw_semaphore {
     w->~rwsem_waiter();
     std::memset(static_cast<void*>(w), 0, sizeof *w);
   }
-  // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep checks.
+  // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep
+  // checks; preemption is disabled while the task spins for it and holds it (model/preempt.hpp).
   void raw_spin_lock_irq() {
+    preempt_count_add(1);
     announce_blocking_lock();
     wait_lock.lock($);
     ghost_wait_lock_owner = rl::thread_index();
@@ -178,6 +191,7 @@ struct rwsem_count_model final : rw_semaphore {
   void raw_spin_unlock_irq() {
     ghost_wait_lock_owner = -1;
     wait_lock.unlock($);
+    preempt_count_add(-1);
   }
   rwsem_wait_list& wait_list() {
     VM_CHECK(ghost_wait_lock_owner == (int)rl::thread_index(), "lock not held",
@@ -188,6 +202,8 @@ struct rwsem_count_model final : rw_semaphore {
   bool list_empty() { return list().n == 0; }
   rwsem_waiter* rwsem_first_waiter() { return list().w[0]; }
 
+  // rt_or_dl_task(waiter->task): SCHED_FIFO in a scenario with CPUs (model/preempt.hpp).
+  bool waiter_is_rt(const rwsem_waiter* w) const { return g_cpus.active && g_cpus.rt[waiter_owner(w)]; }
   // time_after(jiffies, waiter->timeout): whether RWSEM_WAIT_TIMEOUT has passed is a nondeterministic choice.
   static bool rwsem_wait_timed_out() { return rl::rand(2) == 1; }
 
@@ -403,7 +419,8 @@ struct rwsem_count_model final : rw_semaphore {
       }
       nw = c;
       if (c & RWSEM_LOCK_MASK) {
-        if (has_handoff || !rwsem_wait_timed_out()) return false;  // only a waiter that timed out sets handoff
+        // Only a waiter that timed out, or an RT one (rt_or_dl_task), sets handoff.
+        if (has_handoff || (!waiter_is_rt(waiter) && !rwsem_wait_timed_out())) return false;
         nw |= RWSEM_FLAG_HANDOFF;
       } else {
         nw |= RWSEM_WRITER_LOCKED;

@@ -10,6 +10,7 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/mutants.hpp"
+#include "model/preempt.hpp"
 #include "model/rl_env.hpp"
 #include "model/trace_names.hpp"
 
@@ -112,7 +113,10 @@ inline void schedule() {
     t->spurious_wakeups_left--;
     return;
   }
+  // Asleep while the wait blocks: the task gives its CPU up (model/preempt.hpp).
+  g_cpus.in_schedule[rl::thread_index()] = true;
   t->runnable.wait(false, false, RL_INFO);
+  g_cpus.in_schedule[rl::thread_index()] = false;
 }
 
 // wake_up_process() (kernel/sched/core.c): try_to_wake_up() issues a full barrier before it

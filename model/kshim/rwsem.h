@@ -11,6 +11,7 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/kernel_rwsem.hpp"
+#include "model/preempt.hpp"
 #include "model/sched.hpp"
 #include "model/trace_names.hpp"
 
@@ -186,12 +187,14 @@ inline bool kshim_list_is_singular(list_head* h, kshim_info i) {
        !list_entry_is_head(pos, head, member); pos = n, n = list_next_entry(n, member))
 
 // raw_spinlock_t over the hand model's wait_lock (a blocking Relacy mutex, so that waiting is
-// not a livelock), with the owner lockdep_assert_held checks.
+// not a livelock), with the owner lockdep_assert_held checks. Taking it disables preemption
+// first (the waiter spins on its CPU), releasing it enables it after.
 struct raw_spinlock_t {
   rl::mutex* m;
   int ghost_owner;
 };
 inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
+  preempt_count_add(1);
   announce_blocking_lock();
   l->m->lock(info);
   l->ghost_owner = rl::thread_index();
@@ -201,6 +204,7 @@ inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
     vm_fail("lock not held", info, "raw_spin_unlock of the wait_lock, which this task does not hold");
   l->ghost_owner = -1;
   l->m->unlock(info);
+  preempt_count_add(-1);
 }
 #define raw_spin_lock_irq(l) kshim_spin_lock((l), RL_INFO)
 #define raw_spin_unlock_irq(l) kshim_spin_unlock((l), RL_INFO)
@@ -271,7 +275,10 @@ inline bool kshim_signal_pending_state(int state, ::task_struct* p, rl::debug_in
   return pending;
 }
 #define signal_pending_state(state, p) ::krwsem::kshim_signal_pending_state((state), (p), RL_INFO)
-#define rt_or_dl_task(p) ((void)(p), false)
+// rt_or_dl_task (include/linux/sched/rt.h): a SCHED_FIFO task of a scenario that places its
+// tasks on CPUs (model/preempt.hpp); every task is SCHED_NORMAL elsewhere.
+inline bool kshim_rt_or_dl_task(::task_struct* p) { return g_cpus.active && p && g_cpus.rt[p->pid]; }
+#define rt_or_dl_task(p) ::krwsem::kshim_rt_or_dl_task(p)
 
 // Optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER=y). A spin loop's turn that finds sem->owner
 // as it was writes nothing: a later turn is the same step taken later, which the search already
@@ -284,9 +291,13 @@ inline bool kshim_signal_pending_state(int state, ::task_struct* p, rl::debug_in
 // history, prev_owner_state, matters only for RT tasks, not modelled, and for the reader-owned
 // spin's time limit, checked on every 16th pass: sched_clock() > rspin_threshold, then
 // rwsem_set_nonspinnable); a bug only on those paths would be hidden.
+// A SCHED_FIFO task of a scenario with CPUs (model/preempt.hpp) is the exception: nothing of
+// higher priority ever wants its CPU, so its need_resched() is always false and its spins last
+// as long as their conditions do: each cpu_relax() is a spin turn (a yield, and the livelock
+// check of model/preempt.hpp).
 // owner_on_cpu(owner) (include/linux/sched.h: the owner runs and its vCPU is not preempted) is
-// an explored choice at every call: which task runs on a CPU is the scheduler's business, and
-// the model has no CPUs.
+// whether the owner runs on its CPU now in a scenario with CPUs, and an explored choice at
+// every call elsewhere (which task runs on a CPU is then not modelled).
 constexpr int KSHIM_MAX_TASKS = 8;
 // Thread-private: each task reads and writes its own slot.
 inline bool kshim_resched_asked[KSHIM_MAX_TASKS];
@@ -305,7 +316,9 @@ inline void kshim_stretch_start() {
   kshim_resched_asked[t] = kshim_spin_relaxed[t] = false;
   kshim_spin_entries[t] = 0;
 }
+inline bool kshim_rt_current() { return g_cpus.active && g_cpus.rt[rl::thread_index() % cpu_world::kMaxTasks]; }
 inline bool kshim_need_resched(rl::debug_info_param info) {
+  if (kshim_rt_current()) return rt_task_need_resched();
   int t = kshim_task_slot();
   bool resched = kshim_resched_asked[t];
   kshim_resched_asked[t] = true;
@@ -316,8 +329,12 @@ inline bool kshim_need_resched(rl::debug_info_param info) {
 inline void kshim_cpu_relax(rl::debug_info_param info) {
   kshim_spin_relaxed[kshim_task_slot()] = true;
   kshim_rwsem_row(info, "cpu_relax()");
+  if (!kshim_rt_current()) return;
+  cpu_spin_turn("a cpu_relax() spin loop", info);
+  rl::yield(1, info);
 }
-// lockdep_assert_preemption_disabled() opens rwsem_spin_on_owner, the one spin of rwsem.c. A
+// lockdep_assert_preemption_disabled() opens rwsem_spin_on_owner, the one spin of rwsem.c (it
+// opens rwsem_set_owner and rwsem_clear_owner too, which are no spin: __func__ tells). A
 // second entry in one stretch without cpu_relax() is the handoff spin-and-retry's next turn
 // (goto trylock_again), a loop need_resched() does not end: it is Relacy's spin-loop yield, so
 // that the retry's loads read no value older than what had been stored when it yielded (a retry
@@ -327,6 +344,7 @@ inline void kshim_spin_entry(rl::debug_info_param info) {
   int t = kshim_task_slot();
   if (kshim_spin_entries[t]++ > 0 && !kshim_spin_relaxed[t]) {
     kshim_rwsem_row(info, "rwsem_spin_on_owner again: the spin loop yields");
+    cpu_spin_turn("rwsem_spin_on_owner (the handoff retry, goto trylock_again)", info);
     rl::yield(1, info);
   }
   kshim_spin_relaxed[t] = false;
@@ -334,7 +352,7 @@ inline void kshim_spin_entry(rl::debug_info_param info) {
 #define cpu_relax() ::krwsem::kshim_cpu_relax(RL_INFO)
 #define barrier() __asm__ __volatile__("" : : : "memory")
 inline bool kshim_owner_on_cpu(::task_struct* owner, rl::debug_info_param info) {
-  bool on_cpu = rl::rand(2) == 1;
+  bool on_cpu = g_cpus.active ? owner && task_on_cpu(owner->pid) : rl::rand(2) == 1;
   kshim_rwsem_row(info, "owner_on_cpu(task %d): %s", owner ? owner->pid : -1, on_cpu ? "running" : "not running");
   return on_cpu;
 }
@@ -399,17 +417,22 @@ inline bool kshim_time_after(rl::debug_info_param info) {
 }
 #define time_after(a, b) ((void)(a), (void)(b), kshim_time_after(RL_INFO))
 
-// No-ops: preemption (the model has no preemption control: a task runs until it blocks or the
-// scheduler switches), lockdep beyond lockdep_assert_held, lock statistics and tracepoints.
-// preempt_disable() starts each lock operation: a new stretch for need_resched(), the clock at 0.
+// preempt_disable() raises the task's preempt count (model/preempt.hpp: in a scenario with CPUs
+// no other task of its CPU runs until it is 0 again) and starts each lock operation: a new
+// stretch for need_resched(), the clock at 0. No-ops: lockdep beyond lockdep_assert_held, lock
+// statistics and tracepoints.
 inline void kshim_preempt_disable() {
+  preempt_count_add(1);
   kshim_stretch_start();
   kshim_clock[kshim_task_slot()] = 0;
   kshim_clock_reads[kshim_task_slot()] = 0;
 }
 #define preempt_disable() ::krwsem::kshim_preempt_disable()
-#define preempt_enable() ((void)0)
-#define lockdep_assert_preemption_disabled() ::krwsem::kshim_spin_entry(RL_INFO)
+#define preempt_enable() preempt_count_add(-1)
+inline void kshim_lockdep_assert_preemption_disabled(const char* func, rl::debug_info_param info) {
+  if (std::strcmp(func, "rwsem_spin_on_owner") == 0) kshim_spin_entry(info);
+}
+#define lockdep_assert_preemption_disabled() ::krwsem::kshim_lockdep_assert_preemption_disabled(__func__, RL_INFO)
 #define lockevent_inc(ev) ((void)0)
 #define lockevent_cond_inc(ev, c) ((void)(c))
 #define trace_contention_begin(lock, flags) ((void)0)

@@ -186,6 +186,14 @@ RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
   return res;
 }
 
+RunResult cpus_need_full_search(const Scenario& s, const RunOptions& o) {
+  RunResult res = invalid_state(s, o, "");
+  res.kind = "bad search";
+  res.message = "scenario " + s.name + " places its tasks on CPUs, which only the full search keeps (not " +
+                o.search.str() + "): use --search full";
+  return res;
+}
+
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why) {
   RunResult res;
   res.scenario = s.name;

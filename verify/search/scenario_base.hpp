@@ -20,6 +20,11 @@ struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   // i's (its own task, the same checks), or -1. Full search then lets i touch shared state only
   // after its twin has, halving the search for each twin (README, "Symmetry").
   static constexpr int twin_of(rl::thread_id_t) { return -1; }
+  // CPUs and priorities (model/preempt.hpp): thread i's CPU, or -1 when the scenario does not
+  // place its tasks on CPUs (then no task keeps another from running, and tasks are
+  // SCHED_NORMAL); whether it is SCHED_FIFO. Such a scenario is searched in full, unreduced.
+  static constexpr int cpu_of(rl::thread_id_t) { return -1; }
+  static constexpr bool rt_task(rl::thread_id_t) { return false; }
 
   scenario_base() {
     for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i, Derived::spurious_wakeups);

@@ -6,6 +6,7 @@
 // (schedule_impl). With one shard and no reduction it explores the tree Relacy's full search
 // would explore with that one change, in the same order; its paths are in Relacy's format.
 #pragma once
+#include "model/preempt.hpp"
 #include "model/rl_env.hpp"
 #include "verify/search/step_footprint.hpp"
 
@@ -106,13 +107,15 @@ class shard_scheduler
     sleep_blocked_ = false;
     blocked_at_ = SIZE_MAX;
     carried_.clear();
-    no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
+    no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0 || g_cpus.active;
     choice_depth_ = -1;
     gate_reset();
+    cpu_reset();
     unsigned const index = rand_impl(this->running_threads_count, rl::sched_type_sched);
     const rl::thread_id_t th = this->running_threads[index];
     if (g_reduce) begin_step(th);
     started(th);
+    cpu_switched(th, th, 0);
     return th;
   }
 
@@ -217,7 +220,9 @@ class shard_scheduler
       if (yield || no_reduction_) step_.global = true;
       end_step();
     }
-    gate(this->thread_->index_);
+    const rl::thread_id_t prev = this->thread_->index_;
+    gate(prev);
+    cpu_gate();
     choice_depth_ = -1;
     const rl::thread_id_t th = base_t::schedule_impl(reason, yield);
     if (g_reduce) {
@@ -225,6 +230,7 @@ class shard_scheduler
       begin_step(th);
     }
     started(th);
+    cpu_switched(th, prev, yield);
     return th;
   }
 
@@ -345,7 +351,76 @@ class shard_scheduler
       }
   }
 
+  // CPUs (model/preempt.hpp), for a scenario that places its tasks on them: before each choice,
+  // every task that may not take its CPU from the task holding it is blocked (as a twin's wait
+  // is), and unblocked once it may; the task chosen takes its CPU.
+  Threads cpu_gated_ = 0;
+  void cpu_reset() {
+    cpu_gated_ = 0;
+    if (g_cpus.active) g_cpus.iteration_begin();
+  }
+  // Whether task t gives its CPU up: it ended, or it sleeps in schedule().
+  bool cpu_released(rl::thread_id_t t) const {
+    const auto& ti = this->threads_[t];
+    if (ti.state_ == rl::thread_state_finished) return true;
+    return g_cpus.in_schedule[t] && ti.block_count_ > ((cpu_gated_ & bit(t)) ? 1u : 0u);
+  }
+  // Whether task t may run now: its CPU is free, its own, or held by a preemptible task that is
+  // not SCHED_FIFO.
+  bool cpu_may_run(rl::thread_id_t t) const {
+    const int c = g_cpus.cpu_of[t];
+    if (c < 0) return true;
+    const int cur = g_cpus.curr[c];
+    return cur < 0 || cur == (int)t || cpu_released((rl::thread_id_t)cur) ||
+           (g_cpus.preempt_count[cur] == 0 && !g_cpus.rt[cur]);
+  }
+  void cpu_gate() {
+    if (!g_cpus.active) return;
+    for (rl::thread_id_t t = 0; t < thread_count; t++) {
+      if (this->threads_[t].state_ == rl::thread_state_finished) continue;
+      const bool may = cpu_may_run(t), gated = cpu_gated_ & bit(t);
+      if (!may && !gated) {
+        cpu_gated_ |= bit(t);
+        this->block_thread(t, false);
+      } else if (may && gated) {
+        cpu_gated_ &= ~bit(t);
+        this->unblock_thread(t);
+      }
+    }
+  }
+  // Task th was chosen after prev (a yield if yield): it takes its CPU; which tasks run and
+  // which are kept off their CPU is published for the model; a spin turn after which no other
+  // task could run while one of the spinner's CPU is kept off it is counted.
+  void cpu_switched(rl::thread_id_t th, rl::thread_id_t prev, unsigned yield) {
+    if (!g_cpus.active) return;
+    if (g_cpus.cpu_of[th] >= 0) g_cpus.curr[g_cpus.cpu_of[th]] = (int)th;
+    uint32_t on = 0, off = 0;
+    for (rl::thread_id_t t = 0; t < thread_count; t++) {
+      if (cpu_released(t)) continue;
+      const int c = g_cpus.cpu_of[t];
+      if (c < 0 || g_cpus.curr[c] == (int)t) on |= bit(t);
+      else off |= bit(t);
+    }
+    g_cpus.on_cpu = on;
+    g_cpus.preempted = off;
+    if (th != prev) {
+      std::fill_n(g_cpus.lone_spins, thread_count, 0);
+    } else if (yield) {
+      bool kept_off = false;
+      for (rl::thread_id_t t = 0; t < thread_count; t++)
+        if ((off & bit(t)) && g_cpus.same_cpu((int)t, (int)th)) kept_off = true;
+      g_cpus.lone_spins[th] = kept_off ? g_cpus.lone_spins[th] + 1 : 0;
+    }
+  }
+
  public:
+  // Relacy's, called when no thread can run (a park, an end, a yield): and a task that gave its
+  // CPU up lets the others of its CPU run.
+  void purge_blocked_threads() {
+    base_t::purge_blocked_threads();
+    cpu_gate();
+  }
+
   // Relacy's, and: a task with a waiting twin that blocks or ends before its second step would
   // leave the twin waiting for ever; its twin_of claim is wrong (README, "Symmetry").
   void on_thread_block(rl::thread_id_t th, bool yield) {
