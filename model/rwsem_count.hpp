@@ -59,6 +59,14 @@ struct rwsem_wait_list {
 
 struct rwsem_count_model final : rw_semaphore {
   rl::atomic<long> count;
+  // sem->owner, in the scenarios that place their tasks on CPUs only (model/preempt.hpp): there
+  // an RT writer's handoff spin turns on it (an owner preempted before it records itself looks
+  // like one about to let go); elsewhere its one decision is an explored choice, and leaving it
+  // out keeps those searches as they were. 0, a writer's task_struct, or a reader's with
+  // RWSEM_READER_OWNED (bit 0); a reader's stays after up_read, as the kernel's does without
+  // CONFIG_DEBUG_RWSEMS.
+  rl::atomic<long> owner;
+  static constexpr long RWSEM_READER_OWNED = 1;
   rl::mutex wait_lock;  // raw_spinlock_t: a blocking Relacy mutex, so waiting is not a livelock
   // wait_list and each waiter's handoff_set are only touched under wait_lock, which the kernel
   // asserts with lockdep_assert_held(&sem->wait_lock); the model checks that on a ghost owner and
@@ -75,7 +83,9 @@ struct rwsem_count_model final : rw_semaphore {
 
   explicit rwsem_count_model(const char* n) : rw_semaphore(n) {
     count.store(0, rl::memory_order_relaxed);  // RWSEM_UNLOCKED_VALUE
+    owner.store(0, rl::memory_order_relaxed);
     trace_name(&count, "count of %s", n);
+    trace_name(&owner, "owner of %s", n);
     trace_name(relacy_impl_address(&wait_lock), "wait_lock of %s", n);
     attach_kernel_rwsem(&count, &wait_lock);  // vmaverify kernel: the tree's rwsem.c on these
   }
@@ -85,8 +95,14 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_read (kernel/locking/rwsem.c). Each operation runs with preemption disabled, as the
   // kernel's do (preempt_disable() ... preempt_enable(): model/preempt.hpp).
   void __down_read() override {
-    const preempt_disabled scope;
     long c;
+    if (mutant(Mutant::read_trylock_preemptible)) {  // before 3f5245538a19
+      if (rwsem_read_trylock(&c)) return;
+      const preempt_disabled scope;
+      rwsem_down_read_slowpath(c, false);
+      return;
+    }
+    const preempt_disabled scope;
     if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c, false);
   }
 
@@ -124,6 +140,12 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write (kernel/locking/rwsem.c)
   void __down_write() override {
+    if (mutant(Mutant::write_trylock_preemptible)) {  // before 48dfb5d2560d
+      if (rwsem_write_trylock()) return;
+      const preempt_disabled scope;
+      rwsem_down_write_slowpath(false);
+      return;
+    }
     const preempt_disabled scope;
     if (!rwsem_write_trylock()) rwsem_down_write_slowpath(false);
   }
@@ -145,6 +167,7 @@ struct rwsem_count_model final : rw_semaphore {
   // __up_write (kernel/locking/rwsem.c)
   void __up_write() override {
     const preempt_disabled scope;
+    rwsem_clear_owner();
     long tmp = mutant(Mutant::up_write_relaxed)
                    ? count.fetch_add(-RWSEM_WRITER_LOCKED, rl::memory_order_relaxed)
                    : count.fetch_add(-RWSEM_WRITER_LOCKED, rl::memory_order_release);
@@ -159,8 +182,18 @@ struct rwsem_count_model final : rw_semaphore {
     if (!count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire, rl::memory_order_relaxed))
       return false;
     rwsem_acquire_write();
+    rwsem_set_owner();
     return true;
   }
+
+  // rwsem_set_owner, rwsem_clear_owner, rwsem_set_reader_owned (kernel/locking/rwsem.c): where
+  // sem->owner is modelled (above).
+  void set_owner_word(long v) {
+    if (g_cpus.active) owner.store(v, rl::memory_order_relaxed);
+  }
+  void rwsem_set_owner() { set_owner_word((long)current_task()); }
+  void rwsem_clear_owner() { set_owner_word(0); }
+  void rwsem_set_reader_owned(int task) { set_owner_word((long)&g_tasks[task] | RWSEM_READER_OWNED); }
 
   // struct rwsem_waiter waiter; on the slow path's stack frame: constructed on entry...
   rwsem_waiter* waiter_enter(rwsem_waiter_type type) {
@@ -224,6 +257,7 @@ struct rwsem_count_model final : rw_semaphore {
     if (!(*cntp & failed)) {
       check_handoff(*cntp, "the read fast path");
       rwsem_acquire_read();
+      rwsem_set_reader_owned(rl::thread_index());
       return true;
     }
     return false;
@@ -281,6 +315,7 @@ struct rwsem_count_model final : rw_semaphore {
         count.fetch_add(-adjustment, rl::memory_order_relaxed);
         return;
       }
+      rwsem_set_reader_owned(waiter_owner(waiter));  // __rwsem_set_reader_owned(sem, waiter->task)
     }
     // Move up to MAX_READERS_WAKEUP readers (skipping writers) from the queue to wlist.
     rwsem_wait_list& l = wait_list();
@@ -349,6 +384,7 @@ struct rwsem_count_model final : rw_semaphore {
       if (!(c & steal_blockers)) {  // reader optimistic lock stealing
         check_handoff(c, "reader lock stealing");
         rwsem_acquire_read();
+        rwsem_set_reader_owned(rl::thread_index());
         if (rcnt == 1 && (c & RWSEM_FLAG_WAITERS)) {
           raw_spin_lock_irq();
           if (!list_empty()) rwsem_mark_wake(RWSEM_WAKE_READ_OWNED, &wake_q);
@@ -436,6 +472,7 @@ struct rwsem_count_model final : rw_semaphore {
     }
     check_handoff(c, "rwsem_try_write_lock");
     rwsem_acquire_write();
+    rwsem_set_owner();
     wait_list().del(waiter);  // list_del: the flags were updated by the cmpxchg above
     return true;
   }
@@ -448,6 +485,7 @@ struct rwsem_count_model final : rw_semaphore {
                                         rl::memory_order_relaxed)) {
         check_handoff(c, "optimistic lock stealing");
         rwsem_acquire_write();
+        rwsem_set_owner();
         return true;
       }
     }
@@ -489,6 +527,10 @@ struct rwsem_count_model final : rw_semaphore {
       // After setting the handoff bit, spin on the owner and, if it let go, try again at once
       // (goto trylock_again). handoff_set is read outside wait_lock, as the kernel does.
       if (waiter->handoff_set.load(rl::mo_relaxed, $) && rwsem_spin_on_owner() == OWNER_NULL) {
+        if (g_cpus.active) {  // the retry is a spin loop's turn (model/preempt.hpp)
+          cpu_spin_turn("rwsem_spin_on_owner (the handoff retry, goto trylock_again)", $);
+          rl::yield(1, $);
+        }
         if (mutant(Mutant::writer_handoff_retry_unlocked)) continue;  // trylock_again past the lock
       } else {
         schedule();
@@ -508,10 +550,28 @@ struct rwsem_count_model final : rw_semaphore {
   }
 
   enum owner_state { OWNER_NULL, OWNER_NOT_NULL };
-  // rwsem_spin_on_owner (kernel/locking/rwsem.c): sem->owner is not modelled; the spin ends in
-  // OWNER_NULL when the lock is free at the moment it looks (any moment the scheduler picks).
+  // rwsem_spin_on_owner (kernel/locking/rwsem.c). Where sem->owner is modelled: OWNER_NULL when
+  // no owner is recorded; a reader owner ends the spin at once; on a writer owner, an RT task
+  // spins while the owner runs on its CPU and stays the owner, a normal task looks once more
+  // (need_resched, as in kernel mode). Elsewhere the spin ends in OWNER_NULL when the lock is free
+  // at the moment it looks (any moment the scheduler picks).
   owner_state rwsem_spin_on_owner() {
-    return (count.load(rl::memory_order_relaxed) & RWSEM_LOCK_MASK) ? OWNER_NOT_NULL : OWNER_NULL;
+    if (!g_cpus.active)
+      return (count.load(rl::memory_order_relaxed) & RWSEM_LOCK_MASK) ? OWNER_NOT_NULL : OWNER_NULL;
+    const bool rt = g_cpus.rt[rl::thread_index()];
+    long o = owner.load(rl::memory_order_relaxed);
+    for (int look = 0; o != 0 && !(o & RWSEM_READER_OWNED); look++) {
+      if ((!rt && look > 0) || !task_on_cpu(reinterpret_cast<task_struct*>(o)->pid)) return OWNER_NOT_NULL;  // OWNER_NONSPINNABLE
+      if (rt) {
+        cpu_spin_turn("rwsem_spin_on_owner", $);  // cpu_relax()
+        rl::yield(1, $);
+      }
+      const long now = owner.load(rl::memory_order_relaxed);
+      if (now == o) continue;
+      o = now;
+      look = -1;  // a new owner: rwsem_owner_state() of it
+    }
+    return o == 0 ? OWNER_NULL : OWNER_NOT_NULL;
   }
 
   // rwsem_wake (kernel/locking/rwsem.c)

@@ -691,3 +691,73 @@ TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
   EXPECT_NE(r.out.find("signal_pending_state(TASK_KILLABLE): fatal signal pending"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:10\d\d[^\n]*: executed)"))) << r.out;
 }
+
+// CPUs and preemption (model/preempt.hpp): the tree's __down_write_common verifies with an RT
+// writer sharing the normal writer's CPU; with the write trylock moved out of its
+// preempt_disable() (the window 48dfb5d2560d closed: count taken, sem->owner not yet set), the
+// RT writer preempts the owner there and spins on the NULL owner for ever: a livelock.
+TEST(KernelRwsem, AWriteTrylockOutsidePreemptDisableLivelocksAnRtWriter) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  std::string t = temp_dir("rwsem_preempt");
+  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
+  std::string tree = t + "/linux-source-6.12";
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string preemptible = std::regex_replace(
+      rwsem_c,
+      std::regex(R"(\tpreempt_disable\(\);\n(\tif \(unlikely\(!rwsem_write_trylock\(sem\)\)\) \{\n)(\t\tif \(IS_ERR\(rwsem_down_write_slowpath\(sem, state\)\)\)\n\t\t\tret = -EINTR;\n)\t\}\n\tpreempt_enable\(\);)"),
+      "$1\t\tpreempt_disable();\n$2\t\tpreempt_enable();\n\t}");
+  ASSERT_NE(preemptible, rwsem_c);
+  BinaryRun r = run_vmaverify("kernel --quiet rwsem_rt_writer");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", preemptible);
+  r = run_vmaverify("kernel --patch '" + patch + "' rwsem_rt_writer");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (livelock)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 1 (SCHED_FIFO, CPU 0) spins in rwsem_spin_on_owner"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:1\d\d\d[^\n]*: executed)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(rwsem_rt_writer: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:13\d\d)")))
+      << r.out;
+}
+
+// The reader's side of the same window (3f5245538a19): __down_read_common as it was before the
+// fix, the read trylock outside any preempt_disable(). A reader preempted between its bias and
+// rwsem_set_reader_owned leaves the RT writer spinning on a NULL owner.
+TEST(KernelRwsem, AReadTrylockOutsidePreemptDisableLivelocksAnRtWriter) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  std::string t = temp_dir("rwsem_preempt_read");
+  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
+  std::string tree = t + "/linux-source-6.12";
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  const std::string fixed =
+      "\tpreempt_disable();\n"
+      "\tif (!rwsem_read_trylock(sem, &count)) {\n"
+      "\t\tif (IS_ERR(rwsem_down_read_slowpath(sem, count, state))) {\n"
+      "\t\t\tret = -EINTR;\n"
+      "\t\t\tgoto out;\n"
+      "\t\t}\n"
+      "\t\tDEBUG_RWSEMS_WARN_ON(!is_rwsem_reader_owned(sem), sem);\n"
+      "\t}\n"
+      "out:\n"
+      "\tpreempt_enable();\n";
+  const std::string before_fix =
+      "\tif (!rwsem_read_trylock(sem, &count)) {\n"
+      "\t\tpreempt_disable();\n"
+      "\t\tif (IS_ERR(rwsem_down_read_slowpath(sem, count, state)))\n"
+      "\t\t\tret = -EINTR;\n"
+      "\t\telse\n"
+      "\t\t\tDEBUG_RWSEMS_WARN_ON(!is_rwsem_reader_owned(sem), sem);\n"
+      "\t\tpreempt_enable();\n"
+      "\t}\n";
+  const size_t at = rwsem_c.find(fixed);
+  ASSERT_NE(at, std::string::npos);
+  std::string preemptible = rwsem_c;
+  preemptible.replace(at, fixed.size(), before_fix);
+  BinaryRun r = run_vmaverify("kernel --quiet rwsem_rt_writer_reader");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", preemptible);
+  r = run_vmaverify("kernel --patch '" + patch + "' rwsem_rt_writer_reader");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (livelock)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 1 (SCHED_FIFO, CPU 0) spins in rwsem_spin_on_owner"), std::string::npos) << r.out;
+}

@@ -118,6 +118,10 @@ TEST(KernelHunks, OnDebiansTreeOnlyAHunkThatRanGivesAVerdict) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (lock not held)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:11\d\d[^\n]*: executed)"))) << r.out;
+  // The counterexample's own run went through the patched line (its replay's counters say so).
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(rwsem_two_writers: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:11\d\d)")))
+      << r.out;
 
   // free_pmd_range without its floor test: the tree's page-table freeing runs, and frees the PMD
   // table the VMA below still uses in both scenarios that rest on that test.
@@ -131,6 +135,10 @@ TEST(KernelHunks, OnDebiansTreeOnlyAHunkThatRanGivesAVerdict) {
             std::string::npos)
       << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk mm/memory\.c:21\d[^\n]*: executed)"))) << r.out;
+  // A deleted test is cited by the lines on either side of it that the run went through.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(brk_shrink_vs_truncate: the counterexample's run went through the patched lines mm/memory\.c:21\d)")))
+      << r.out;
 
   // unmap_vmas: in mm/memory.c, but not a function the checker compiles.
   p = t.patch("mm/memory.c", std::regex(R"((void unmap_vmas\([^]*?)mmu_notifier_invalidate_range_end\(&range\);)"),

@@ -129,12 +129,18 @@ T kshim_load(kshim_racy<T>* p, rl::memory_order mo, rl::debug_info_param info) {
 // struct list_head (include/linux/list.h): links in instrumented variables, so that a link read
 // after its waiter's frame is gone is reported; the list ops are the kernel's, written here, each
 // passing the kernel's line for its rows.
+// Named for traces as a waiter's (the list_heads a task constructs are its waiter's); the
+// semaphore renames its own wait_list's. Rows then read the same from run to run, not addresses.
 struct list_head {
   kshim_poison_last<list_head> poison;
   rl::var<list_head*> next, prev;
   list_head() {
     next($) = this;
     prev($) = this;
+    const int task = (int)rl::thread_index();
+    trace_name(this, "waiter.list of task %d", task);
+    trace_name(&next, "waiter.list.next of task %d", task);
+    trace_name(&prev, "waiter.list.prev of task %d", task);
   }
 };
 using kshim_info = rl::debug_info_param;
@@ -250,7 +256,9 @@ struct rw_semaphore {
     owner.store(0, rl::mo_relaxed, $);
     trace_name(&owner, "owner of %s", n);
     trace_name(&osq.m, "osq of %s", n);
-    trace_name(&wait_list, "wait_list of %s", n);
+    trace_name(&wait_list, "%s->wait_list", n);
+    trace_name(&wait_list.next, "%s->wait_list.next", n);
+    trace_name(&wait_list.prev, "%s->wait_list.prev", n);
   }
 };
 #define RWSEM_UNLOCKED_VALUE 0L

@@ -49,6 +49,7 @@ struct KernelArgs {
   std::vector<std::string> patches, scenarios, configs;
   long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   bool agree = false, json = false, quiet = false, coverage = false;
+  std::string replay_state;  // internal: the contained child replays this one run of its scenario
 };
 
 // The scenarios whose threads run free_pgtables: those with a layout's lock figures.
@@ -90,6 +91,35 @@ std::string only_in(const StateSet& a, const StateSet& b) {
   return n == 0 ? "" : std::to_string(n) + " (e.g. " + out + ")";
 }
 
+std::vector<PatchHunk> patch_hunks(const KernelArgs& a) {
+  std::vector<PatchHunk> hunks;
+  for (const std::string& p : a.patches) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const PatchHunk& h : parse_patch_hunks(p, text.str())) hunks.push_back(h);
+  }
+  return hunks;
+}
+
+// The patched lines a counterexample's run executed, from the counters of a replay of that run
+// alone: "kernel/locking/rwsem.c:1303 (__down_write_common)", each hunk's lines that ran (for
+// removed lines, the lines on either side); empty when none ran.
+std::vector<std::string> patched_lines_run(const KernelArgs& a, const LineCounts& run) {
+  std::vector<std::string> cited;
+  for (const PatchHunk& h : patch_hunks(a)) {
+    const auto file = run.find(h.file);
+    if (file == run.end()) continue;
+    std::set<int> lines(h.changed.begin(), h.changed.end());
+    lines.insert(h.deleted_at.begin(), h.deleted_at.end());
+    std::string ran;
+    for (int l : lines)
+      if (file->second.count(l) && file->second.at(l) > 0) ran += (ran.empty() ? "" : ", ") + std::to_string(l);
+    if (!ran.empty()) cited.push_back(h.file + ":" + ran + (h.context.empty() ? "" : " (" + h.context + ")"));
+  }
+  return cited;
+}
+
 // In the checker, after the scenarios: each hunk of each patch against what the checker compiled
 // and what the scenarios executed. A verdict covers only code that ran: any hunk that did not
 // makes the outcome `incomplete`, each such hunk named.
@@ -100,13 +130,7 @@ Outcome patched_hunks_outcome(const KernelArgs& a, const LineCounts* counts, con
   out.r.variant = "kernel";
   out.r.search = "line coverage";
   out.expected = "verified";
-  std::vector<PatchHunk> hunks;
-  for (const std::string& p : a.patches) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (const PatchHunk& h : parse_patch_hunks(p, text.str())) hunks.push_back(h);
-  }
+  const std::vector<PatchHunk> hunks = patch_hunks(a);
   const KernelLines compiled = compiled_kernel_lines(kernel_generated_sources());
   const bool measured = counts != nullptr;
   int ran = 0;
@@ -198,6 +222,10 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
   o.mutant = a.mutant;
   o.budget = (uint64_t)a.budget;
   if (!a.search.empty()) SearchSpec::parse(a.search, &o.search, nullptr);  // validated while parsing
+  if (!a.replay_state.empty()) {  // exactly the counterexample's run, for its line counters
+    o.initial_state = a.replay_state;
+    o.progress = false;
+  }
   // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
   // scenarios', and those of the teardowns under the faithful semaphore) the tree's rwsem.c.
   const bool rwsem = is_rwsem(*s);
@@ -479,9 +507,39 @@ int check(const KernelArgs& a) {
     worst = EXIT_USAGE;
     outcomes.push_back(out);
   }
+  // Each counterexample of a patched tree replayed alone in a contained child of its own, whose
+  // counters say which patched lines that run went through.
+  std::vector<std::pair<std::string, std::vector<GcdaFile>>> replays;  // scenario, its run's counters
+  if (!a.patches.empty() && stopped.empty())
+    for (const Outcome& o : outcomes) {
+      const Scenario* s = find_scenario(o.r.scenario);
+      if (o.r.result != "counterexample" || o.r.state.empty() || !s) continue;
+      KernelArgs one = a;
+      one.replay_state = o.r.state;
+      one.agree = false;
+      std::vector<GcdaFile> counters;
+      if (run_contained(one, {s}, true, &counters, [](Outcome, const std::string&) {}).empty())
+        replays.push_back({o.r.scenario, counters});
+    }
   // The counters, read once (a process dumps its gcov counters once).
   std::string gcov_json, why;
   const bool measured = count_lines && stopped.empty() && read_kernel_counters(gcda, &gcov_json, &why);
+  for (const auto& [scenario, counters] : replays) {
+    std::string run_json, run_why;
+    LineCounts run;
+    if (!read_kernel_counters(counters, &run_json, &run_why) || !parse_gcov_json(run_json, &run)) continue;
+    const std::vector<std::string> cited = patched_lines_run(a, run);
+    if (a.json) {
+      std::printf("%s\n", json_line(Json{{"group", "counterexample's patched lines"}, {"scenario", scenario},
+                                         {"patched_lines_run", cited}}).c_str());
+    } else {
+      std::string text;
+      for (const std::string& c : cited) text += (text.empty() ? "" : "; ") + c;
+      std::printf("  %s: the counterexample's run went through %s\n", scenario.c_str(),
+                  cited.empty() ? "no patched line (the patch acts on it through other code)"
+                                : ("the patched lines " + text).c_str());
+    }
+  }
   if (count_lines && !stopped.empty()) why = "the checked code stopped before its counters were handed over";
   if (a.coverage) {
     Json report;

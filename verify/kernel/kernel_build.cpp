@@ -664,7 +664,8 @@ bool read_kernel_counters(const std::vector<GcdaFile>& gcda, std::string* gcov_j
     read_file(log, &out);
     json += out + "\n";
   }
-  remove_tree(run);
+  // The directory stays for the next set of counters (a counterexample's replay); the checker
+  // removes it at the end (discard_kernel_line_counts).
   if (!ok || json.find('{') == std::string::npos) {
     *why = "gcov could not read the checker's line counters";
     return false;

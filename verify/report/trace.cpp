@@ -73,6 +73,18 @@ std::string decode_value(const std::string& object, const std::string& raw) {
     if (unsigned long long readers = (v & ~(1ULL << 63)) >> 8) d += "|readers=" + std::to_string(readers);
     return d.empty() ? "0" : d.substr(1);
   }
+  // struct list_head links (model/kshim/rwsem.h): the list_head they point to, by name.
+  if (object.find("wait_list.") != std::string::npos || object.rfind("waiter.list.", 0) == 0) {
+    if (v == 0x100 || v == 0x122) return v == 0x100 ? "LIST_POISON1" : "LIST_POISON2";
+    const char* name = trace_name_of(reinterpret_cast<const void*>(v));
+    return name ? name : raw;
+  }
+  // sem->owner (kernel/locking/rwsem.c): a task pointer and the flags in its low bits.
+  if (object.rfind("owner of ", 0) == 0 && v > 7) {
+    const char* name = trace_name_of(reinterpret_cast<const void*>(v & ~7ULL));
+    if (!name) return raw;
+    return std::string(name) + (v & 1 ? "|READER_OWNED" : "") + (v & 2 ? "|NONSPINNABLE" : "");
+  }
   if (object.rfind("waiter.task", 0) == 0) {
     const char* name = trace_name_of(reinterpret_cast<const void*>(v));
     return v == 0 ? "NULL (granted)" : name ? name : raw;

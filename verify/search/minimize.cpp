@@ -32,6 +32,11 @@ Minimized minimize_counterexample(const Scenario& s, const RunOptions& o, const 
       m.shortest = complete;
       break;
     }
+    if (r.result == "error") {  // e.g. a scenario with CPUs, which only the full search keeps
+      complete = false;
+      stopped = "not minimized: bound:" + std::to_string(k) + " cannot run it (" + r.kind + ")";
+      break;
+    }
     if (r.result == "incomplete") {
       complete = false;
       stopped = "the minimize budget ran out in bound:" + std::to_string(k);
