@@ -60,7 +60,10 @@ TEST(Reduction, SameVerdictStatesAndFiguresOnEveryScenario) {
     EXPECT_EQ(reduced.r.kind, plain.r.kind) << s.name;
     EXPECT_TRUE(same_states(reduced.states, plain.states))
         << s.name << ": " << reduced.states.size() << " batch states reduced, " << plain.states.size() << " plain";
-    EXPECT_EQ(reduced.r.stats, plain.r.stats) << s.name;
+    // A scenario with CPUs is searched unreduced, and says so (model/preempt.hpp).
+    std::map<std::string, long> reduced_stats = reduced.r.stats;
+    reduced_stats.erase("reduction off: tasks on CPUs");
+    EXPECT_EQ(reduced_stats, plain.r.stats) << s.name;
     EXPECT_LE(reduced.r.iterations, plain.r.iterations) << s.name;
     plain_total += plain.r.iterations;
     reduced_total += reduced.r.iterations;
