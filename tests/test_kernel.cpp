@@ -276,6 +276,14 @@ std::string swapped(const std::string& text, const std::regex& first, const std:
 
 bool real_tree_installed() { return std::ifstream("/usr/src/linux-source-6.12.tar.xz").good(); }
 
+// Debian's kernel/locking/rwsem.c alone, extracted into a scratch tree: the tree's directory,
+// empty if tar failed.
+std::string debian_rwsem_tree(const std::string& name) {
+  const std::string t = temp_dir(name);
+  const std::string cmd = "tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c";
+  return std::system(cmd.c_str()) == 0 ? t + "/linux-source-6.12" : "";
+}
+
 // A patch that drops the full-batch flush; one that frees the tables before the batch is final.
 const std::regex kFullCheck(R"(ARRAY_SIZE\(vb->vmas\))");
 const std::regex kFinal(R"(unlink_file_vma_batch_final\(&)"), kFree(R"(\bfree_pgd_range\()");
@@ -459,27 +467,30 @@ TEST(Kernel, BuiltCheckersDoNotPileUp) {
 // and vmaverify ends by the signal.
 TEST(Kernel, AnInterruptedBuildLeavesNoScratchBehind) {
   const std::string cache = std::string(VMAVERIFY_ARTIFACTS) + "/../kernel-cache";
+  // This build's scratch trees, told from those of builds other tests run at the same time by
+  // the marker its tree carries.
+  const std::string marker = "interrupted " + std::to_string(getpid());
   auto scratch = [&] {
-    FILE* p = popen(("ls -d '" + cache + "'/tree.* '" + cache + "'/build.* '" + cache + "'/generated.* 2>/dev/null | wc -l").c_str(), "r");
+    FILE* p = popen(("grep -rls '" + marker + "' '" + cache + "'/tree.* '" + cache + "'/build.* '" + cache +
+                     "'/generated.* 2>/dev/null | wc -l").c_str(), "r");
     int n = -1;
     if (p && fscanf(p, "%d", &n) != 1) n = -1;
     if (p) pclose(p);
     return n;
   };
-  const int before = scratch();
   // A tree of its own (a new cache key): the checker is compiled, which takes seconds.
   std::string t = small_tree("interrupted", std::regex_replace(std::string(kBatchSource), std::regex("vb->count = 0;"),
-                                                                "vb->count = 0; /* interrupted */"));
+                                                                "vb->count = 0; /* " + marker + " */"));
   FILE* p = popen(("exec " + std::string(VMAVERIFY_BIN) + " kernel --tree '" + t + "' teardown_two_files > /dev/null 2>&1 & echo $!").c_str(), "r");
   long pid = 0;
   ASSERT_EQ(fscanf(p, "%ld", &pid), 1);
   pclose(p);
   usleep(700000);  // extracting or compiling
-  EXPECT_GE(scratch(), before + 1) << "the build has a scratch tree while it runs";
+  EXPECT_GE(scratch(), 1) << "the build has a scratch tree while it runs";
   kill((pid_t)pid, SIGINT);
   for (int i = 0; i < 50 && kill((pid_t)pid, 0) == 0; i++) usleep(100000);
   EXPECT_NE(kill((pid_t)pid, 0), 0) << "still running after SIGINT";
-  EXPECT_EQ(scratch(), before) << "scratch directories left in " << cache;
+  EXPECT_EQ(scratch(), 0) << "scratch directories left in " << cache;
 }
 
 // A patch is code the checker compiles and runs: the tree's text may not include a file, and the
@@ -628,9 +639,8 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("agrees with the hand model: same verdict"), std::string::npos) << r.out;
 
-  std::string t = temp_dir("rwsem_real");
-  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
-  std::string tree = t + "/linux-source-6.12";
+  const std::string tree = debian_rwsem_tree("rwsem_real");
+  ASSERT_FALSE(tree.empty());
   std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
   // rwsem_mark_wake grants a reader with a plain store instead of smp_store_release.
   std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
@@ -638,7 +648,7 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
   ASSERT_NE(relaxed, rwsem_c);
   const int line = line_of(relaxed, "WRITE_ONCE(waiter->task, NULL)");
   std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
-  std::string trace = t + "/grant.json";
+  std::string trace = tree + "/grant.json";
   r = run_vmaverify("kernel --patch '" + patch + "' --trace '" + trace + "' rwsem_reader_writer");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (data race)"), std::string::npos) << r.out;
@@ -654,9 +664,8 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
 // spinning) and a kernel warning at __up_write's check with them.
 TEST(KernelRwsem, DebugRwsemsMakesItsWarningsChecks) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  std::string t = temp_dir("rwsem_debug");
-  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
-  std::string tree = t + "/linux-source-6.12";
+  const std::string tree = debian_rwsem_tree("rwsem_debug");
+  ASSERT_FALSE(tree.empty());
   std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
   std::string ownerless = std::regex_replace(
       rwsem_c, std::regex(R"((RWSEM_WRITER_LOCKED\)\) \{\n)\t\trwsem_set_owner\(sem\);\n)"), "$1");
@@ -677,9 +686,8 @@ TEST(KernelRwsem, DebugRwsemsMakesItsWarningsChecks) {
 
 TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  std::string t = temp_dir("rwsem_killable");
-  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
-  std::string tree = t + "/linux-source-6.12";
+  const std::string tree = debian_rwsem_tree("rwsem_killable");
+  ASSERT_FALSE(tree.empty());
   std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
   std::string ignoring = std::regex_replace(rwsem_c, std::regex(R"(raw_spin_lock_irq\(&sem->wait_lock\);\n\t+if \(waiter\.task\)\n\t+goto out_nolock;)"),
                                             "raw_spin_lock_irq(&sem->wait_lock);\n\t\t\tgoto out_nolock;");
@@ -698,9 +706,8 @@ TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
 // RT writer preempts the owner there and spins on the NULL owner for ever: a livelock.
 TEST(KernelRwsem, AWriteTrylockOutsidePreemptDisableLivelocksAnRtWriter) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  std::string t = temp_dir("rwsem_preempt");
-  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
-  std::string tree = t + "/linux-source-6.12";
+  const std::string tree = debian_rwsem_tree("rwsem_preempt");
+  ASSERT_FALSE(tree.empty());
   std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
   std::string preemptible = std::regex_replace(
       rwsem_c,
@@ -725,9 +732,8 @@ TEST(KernelRwsem, AWriteTrylockOutsidePreemptDisableLivelocksAnRtWriter) {
 // rwsem_set_reader_owned leaves the RT writer spinning on a NULL owner.
 TEST(KernelRwsem, AReadTrylockOutsidePreemptDisableLivelocksAnRtWriter) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  std::string t = temp_dir("rwsem_preempt_read");
-  ASSERT_EQ(std::system(("tar -xJf /usr/src/linux-source-6.12.tar.xz -C '" + t + "' linux-source-6.12/kernel/locking/rwsem.c").c_str()), 0);
-  std::string tree = t + "/linux-source-6.12";
+  const std::string tree = debian_rwsem_tree("rwsem_preempt_read");
+  ASSERT_FALSE(tree.empty());
   std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
   const std::string fixed =
       "\tpreempt_disable();\n"
