@@ -3,16 +3,16 @@
 
 cpu_world g_cpus;
 
-void preempt_count_add(int delta) {
+void preempt_count_add(int delta, rl::debug_info_param info) {
   int& c = g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks];
   c += delta;
-  if (c < 0) vm_fail("kernel warning", RL_INFO, "preempt_count underflow in task %d (preempt_enable without preempt_disable)",
+  if (c < 0) vm_fail("kernel warning", info, "preempt_count underflow in task %d (preempt_enable without preempt_disable)",
                      (int)rl::thread_index());
   // preempt_enable() to 0 is a preemption point (preempt_schedule() when a task of the CPU waits
   // for it): a scheduling point, so that a task of the CPU can take over right there, even when
   // the task's next access to shared state is inside its next preempt_disable().
   if (c == 0 && delta < 0 && g_cpus.active) {
-    model_row(RL_INFO, "preempt_enable(): a preemption point");
+    model_row(info, "preempt_enable(): a preemption point");
     rl::ctx().sched();
   }
 }

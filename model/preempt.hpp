@@ -49,13 +49,18 @@ struct cpu_world {
 };
 extern cpu_world g_cpus;
 
-// preempt_disable / preempt_enable (include/linux/preempt.h) on the calling task's count.
-void preempt_count_add(int delta);
+// preempt_disable / preempt_enable (include/linux/preempt.h) on the calling task's count; an
+// underflow is a `kernel warning` cited at info (the preempt_enable that caused it).
+void preempt_count_add(int delta, rl::debug_info_param info);
 // preempt_disable() ... preempt_enable() around a scope.
 struct preempt_disabled {
-  preempt_disabled() { preempt_count_add(1); }
-  ~preempt_disabled() { preempt_count_add(-1); }
+  explicit preempt_disabled(rl::debug_info_param info) : info_(info) { preempt_count_add(1, info); }
+  ~preempt_disabled() { preempt_count_add(-1, info_); }
+  const rl::debug_info info_;
 };
+// rt_task(p) (include/linux/sched/rt.h): task pid is SCHED_FIFO. Never outside the scenarios that
+// place their tasks on CPUs.
+inline bool task_is_rt(int pid) { return g_cpus.active && pid >= 0 && pid < cpu_world::kMaxTasks && g_cpus.rt[pid]; }
 // owner_on_cpu(task) (include/linux/sched.h): the task runs on its CPU now.
 inline bool task_on_cpu(int pid) { return (g_cpus.on_cpu >> pid) & 1u; }
 // need_resched() of a SCHED_FIFO task: a task of higher priority waits for its CPU; with one RT

@@ -13,6 +13,7 @@
 #pragma once
 #include "model/mutants.hpp"
 #include "model/rwsem.hpp"
+#include "model/zeroed_atomic.hpp"
 
 // The count word (kernel/locking/rwsem.c).
 constexpr long RWSEM_WRITER_LOCKED = 1L << 0;
@@ -39,7 +40,7 @@ struct rwsem_waiter {
   // Written under wait_lock, but the writer's slow path reads its own outside it (the kernel's
   // plain access): instrumented, relaxed, so that the race is explored.
   // Starts false without a scheduling point, as a stack variable's initialisation has none.
-  rl::generic_atomic<bool, true> handoff_set;
+  zeroed_atomic<bool> handoff_set;
   // The waiter's list link while it is on rwsem_mark_wake's local wlist (list_move_tail);
   // instrumented so that reading it after the waiter is gone is seen.
   rl::var<rwsem_waiter*> wlist_next;
@@ -98,17 +99,17 @@ struct rwsem_count_model final : rw_semaphore {
     long c;
     if (mutant(Mutant::read_trylock_preemptible)) {  // before 3f5245538a19
       if (rwsem_read_trylock(&c)) return;
-      const preempt_disabled scope;
+      const preempt_disabled scope($);
       rwsem_down_read_slowpath(c, false);
       return;
     }
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     if (!rwsem_read_trylock(&c)) rwsem_down_read_slowpath(c, false);
   }
 
   // __down_read_trylock (kernel/locking/rwsem.c)
   bool __down_read_trylock() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     long tmp = count.load(rl::memory_order_relaxed);
     long failed = RWSEM_READ_FAILED_MASK;
     if (mutant(Mutant::read_trylock_ignores_handoff)) failed = RWSEM_WRITER_MASK;
@@ -125,13 +126,13 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write_trylock (kernel/locking/rwsem.c): rwsem_write_trylock, no slow path.
   bool __down_write_trylock() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     return rwsem_write_trylock();
   }
 
   // __up_read (kernel/locking/rwsem.c)
   void __up_read() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     long tmp = count.fetch_add(-RWSEM_READER_BIAS, rl::memory_order_release) - RWSEM_READER_BIAS;
     rwsem_release_read();
     if ((tmp & (RWSEM_LOCK_MASK | RWSEM_FLAG_WAITERS)) == RWSEM_FLAG_WAITERS && !mutant(Mutant::up_read_no_wake))
@@ -142,31 +143,31 @@ struct rwsem_count_model final : rw_semaphore {
   void __down_write() override {
     if (mutant(Mutant::write_trylock_preemptible)) {  // before 48dfb5d2560d
       if (rwsem_write_trylock()) return;
-      const preempt_disabled scope;
+      const preempt_disabled scope($);
       rwsem_down_write_slowpath(false);
       return;
     }
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     if (!rwsem_write_trylock()) rwsem_down_write_slowpath(false);
   }
 
   // __down_read_killable, __down_write_killable (kernel/locking/rwsem.c: __down_*_common with
   // TASK_KILLABLE): -EINTR when the slow path left the queue on a fatal signal (out_nolock).
   int __down_read_killable() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     long c;
     if (rwsem_read_trylock(&c)) return 0;
     return rwsem_down_read_slowpath(c, true) ? 0 : -EINTR;
   }
   int __down_write_killable() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     if (rwsem_write_trylock()) return 0;
     return rwsem_down_write_slowpath(true) ? 0 : -EINTR;
   }
 
   // __up_write (kernel/locking/rwsem.c)
   void __up_write() override {
-    const preempt_disabled scope;
+    const preempt_disabled scope($);
     rwsem_clear_owner();
     long tmp = mutant(Mutant::up_write_relaxed)
                    ? count.fetch_add(-RWSEM_WRITER_LOCKED, rl::memory_order_relaxed)
@@ -216,7 +217,7 @@ struct rwsem_count_model final : rw_semaphore {
   // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep
   // checks; preemption is disabled while the task spins for it and holds it (model/preempt.hpp).
   void raw_spin_lock_irq() {
-    preempt_count_add(1);
+    preempt_count_add(1, $);
     announce_blocking_lock();
     wait_lock.lock($);
     ghost_wait_lock_owner = rl::thread_index();
@@ -224,7 +225,7 @@ struct rwsem_count_model final : rw_semaphore {
   void raw_spin_unlock_irq() {
     ghost_wait_lock_owner = -1;
     wait_lock.unlock($);
-    preempt_count_add(-1);
+    preempt_count_add(-1, $);
   }
   rwsem_wait_list& wait_list() {
     VM_CHECK(ghost_wait_lock_owner == (int)rl::thread_index(), "lock not held",
@@ -236,7 +237,7 @@ struct rwsem_count_model final : rw_semaphore {
   rwsem_waiter* rwsem_first_waiter() { return list().w[0]; }
 
   // rt_or_dl_task(waiter->task): SCHED_FIFO in a scenario with CPUs (model/preempt.hpp).
-  bool waiter_is_rt(const rwsem_waiter* w) const { return g_cpus.active && g_cpus.rt[waiter_owner(w)]; }
+  bool waiter_is_rt(const rwsem_waiter* w) const { return task_is_rt(waiter_owner(w)); }
   // time_after(jiffies, waiter->timeout): whether RWSEM_WAIT_TIMEOUT has passed is a nondeterministic choice.
   static bool rwsem_wait_timed_out() { return rl::rand(2) == 1; }
 
@@ -558,18 +559,18 @@ struct rwsem_count_model final : rw_semaphore {
   owner_state rwsem_spin_on_owner() {
     if (!g_cpus.active)
       return (count.load(rl::memory_order_relaxed) & RWSEM_LOCK_MASK) ? OWNER_NOT_NULL : OWNER_NULL;
-    const bool rt = g_cpus.rt[rl::thread_index()];
+    const bool rt = task_is_rt(rl::thread_index());
     long o = owner.load(rl::memory_order_relaxed);
-    for (int look = 0; o != 0 && !(o & RWSEM_READER_OWNED); look++) {
-      if ((!rt && look > 0) || !task_on_cpu(reinterpret_cast<task_struct*>(o)->pid)) return OWNER_NOT_NULL;  // OWNER_NONSPINNABLE
+    int looks = 0;  // at the current owner
+    while (o != 0 && !(o & RWSEM_READER_OWNED)) {  // a writer task owns it
+      if ((!rt && looks++ > 0) || !task_on_cpu(reinterpret_cast<task_struct*>(o)->pid)) return OWNER_NOT_NULL;  // OWNER_NONSPINNABLE
       if (rt) {
         cpu_spin_turn("rwsem_spin_on_owner", $);  // cpu_relax()
         rl::yield(1, $);
       }
       const long now = owner.load(rl::memory_order_relaxed);
-      if (now == o) continue;
+      if (now != o) looks = 0;  // a new owner: rwsem_owner_state() of it
       o = now;
-      look = -1;  // a new owner: rwsem_owner_state() of it
     }
     return o == 0 ? OWNER_NULL : OWNER_NOT_NULL;
   }

@@ -13,12 +13,13 @@
 #include "model/preempt.hpp"
 #include "model/rl_env.hpp"
 #include "model/trace_names.hpp"
+#include "model/zeroed_atomic.hpp"
 
 struct task_struct;
 
 // struct wake_q_node (include/linux/sched/wake_q.h): non-NULL next means "queued somewhere".
 struct wake_q_node {
-  rl::generic_atomic<wake_q_node*, true> next;  // starts NULL with no scheduling point
+  zeroed_atomic<wake_q_node*> next;  // starts NULL with no scheduling point
 };
 inline wake_q_node* const WAKE_Q_TAIL = reinterpret_cast<wake_q_node*>(1);  // end of a wake_q list
 

@@ -57,6 +57,9 @@ TEST(TraceText, DeadlockNamesTheBlockedTaskAndProjectSourcesOnly) {
   EXPECT_NE(failing(r).operation.find("blocked forever: T0 in schedule (from rwsem_down_write_slowpath) (lost wake-up)"),
             std::string::npos)
       << failing(r).operation;
+  // The result's one line says the same.
+  EXPECT_NE(r.message.find("T0 blocked in schedule (from rwsem_down_write_slowpath) (lost wake-up)"), std::string::npos)
+      << r.message;
   // The sleep in schedule(): the line of model/sched.hpp that waits on the task's run state.
   std::ifstream sched(std::string(VMAVERIFY_SOURCE) + "/model/sched.hpp");
   int line = 0, wait_line = 0;

@@ -14,6 +14,7 @@
 #include "model/preempt.hpp"
 #include "model/sched.hpp"
 #include "model/trace_names.hpp"
+#include "model/zeroed_atomic.hpp"
 
 // container_of over the shim's list_head inside struct rwsem_waiter, whose instrumented members
 // make it a non-standard-layout type to C++ (its layout is still fixed: GCC computes the offset).
@@ -102,7 +103,7 @@ bool kshim_try_cmpxchg(atomic_long_t* v, T* old, long nw, rl::memory_order mo, r
 template <class T>
 struct kshim_racy {
   kshim_poison_last<kshim_racy> poison;
-  rl::generic_atomic<T, true> v;  // starts zeroed with no scheduling point, like a stack slot
+  zeroed_atomic<T> v;  // starts zeroed with no scheduling point, like a stack slot
   explicit kshim_racy(const char* field) { trace_name(&v, "waiter.%s of task %d", field, (int)rl::thread_index()); }
   operator T() const { return v.load(rl::mo_relaxed, RL_INFO); }
   kshim_racy& operator=(T x) {
@@ -200,7 +201,7 @@ struct raw_spinlock_t {
   int ghost_owner;
 };
 inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
-  preempt_count_add(1);
+  preempt_count_add(1, info);
   announce_blocking_lock();
   l->m->lock(info);
   l->ghost_owner = rl::thread_index();
@@ -210,7 +211,7 @@ inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
     vm_fail("lock not held", info, "raw_spin_unlock of the wait_lock, which this task does not hold");
   l->ghost_owner = -1;
   l->m->unlock(info);
-  preempt_count_add(-1);
+  preempt_count_add(-1, info);
 }
 #define raw_spin_lock_irq(l) kshim_spin_lock((l), RL_INFO)
 #define raw_spin_unlock_irq(l) kshim_spin_unlock((l), RL_INFO)
@@ -285,7 +286,7 @@ inline bool kshim_signal_pending_state(int state, ::task_struct* p, rl::debug_in
 #define signal_pending_state(state, p) ::krwsem::kshim_signal_pending_state((state), (p), RL_INFO)
 // rt_or_dl_task (include/linux/sched/rt.h): a SCHED_FIFO task of a scenario that places its
 // tasks on CPUs (model/preempt.hpp); every task is SCHED_NORMAL elsewhere.
-inline bool kshim_rt_or_dl_task(::task_struct* p) { return g_cpus.active && p && g_cpus.rt[p->pid]; }
+inline bool kshim_rt_or_dl_task(::task_struct* p) { return p && task_is_rt(p->pid); }
 #define rt_or_dl_task(p) ::krwsem::kshim_rt_or_dl_task(p)
 
 // Optimistic spinning (CONFIG_RWSEM_SPIN_ON_OWNER=y). A spin loop's turn that finds sem->owner
@@ -324,7 +325,7 @@ inline void kshim_stretch_start() {
   kshim_resched_asked[t] = kshim_spin_relaxed[t] = false;
   kshim_spin_entries[t] = 0;
 }
-inline bool kshim_rt_current() { return g_cpus.active && g_cpus.rt[rl::thread_index() % cpu_world::kMaxTasks]; }
+inline bool kshim_rt_current() { return task_is_rt(rl::thread_index()); }
 inline bool kshim_need_resched(rl::debug_info_param info) {
   if (kshim_rt_current()) return rt_task_need_resched();
   int t = kshim_task_slot();
@@ -429,14 +430,14 @@ inline bool kshim_time_after(rl::debug_info_param info) {
 // no other task of its CPU runs until it is 0 again) and starts each lock operation: a new
 // stretch for need_resched(), the clock at 0. No-ops: lockdep beyond lockdep_assert_held, lock
 // statistics and tracepoints.
-inline void kshim_preempt_disable() {
-  preempt_count_add(1);
+inline void kshim_preempt_disable(rl::debug_info_param info) {
+  preempt_count_add(1, info);
   kshim_stretch_start();
   kshim_clock[kshim_task_slot()] = 0;
   kshim_clock_reads[kshim_task_slot()] = 0;
 }
-#define preempt_disable() ::krwsem::kshim_preempt_disable()
-#define preempt_enable() preempt_count_add(-1)
+#define preempt_disable() ::krwsem::kshim_preempt_disable(RL_INFO)
+#define preempt_enable() preempt_count_add(-1, RL_INFO)
 inline void kshim_lockdep_assert_preemption_disabled(const char* func, rl::debug_info_param info) {
   if (std::strcmp(func, "rwsem_spin_on_owner") == 0) kshim_spin_entry(info);
 }

@@ -3,4 +3,6 @@
 #include <string>
 #include "verify/search/result.hpp"
 
-RunResult search_preempt_program(const std::string& program, const std::string& search_kind = "full");
+// Searched in full by the engine alone (no reduction): verified, or a counterexample with the
+// failing check's kind and message; an unknown name is an error.
+RunResult search_preempt_program(const std::string& program);

@@ -154,6 +154,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_reduce = o.reduce;
   exploration::g_history_reader = o.reduce ? &reader : nullptr;
   exploration::g_twin_misuse = false;
+  exploration::g_nondeterminism[0] = 0;
   exploration::g_twin_of[1] = o.twins ? 0 : -1;
   rl::test_result_e r;
   switch (p.threads) {
@@ -166,7 +167,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_shard = {0, 1, 1};
   exploration::g_twin_of[1] = -1;
   SearchResult res;
-  res.failure = exploration::g_twin_misuse ? "bad twin" : g_overflow ? "too many outcomes" : failure_of(r);
+  res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
   res.iterations = g_iterations - exploration::g_foreign_iterations;
   for (uint64_t s : g_slots)
     if (s) res.outcomes.insert(s - 1);

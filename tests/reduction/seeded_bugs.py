@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Seeds one-line bugs into the search engine and reports which tests catch each.
 
-Each bug below can make the reduced (or sharded) search lose runs: a `verified` it should not
-give. For each, the engine's own tests (tests/reduction: Dpor, the litmus files and the random
-programs) are built against a copy of the sources with the bug in, outside the source tree,
-and run; a bug no test catches is a hole in the tests. The scenario-level differentials
-(Reduction.*, Symmetry.*, Shards.*) need the whole model and are not run here.
+Each bug below can make the reduced (or sharded) search lose runs, or the full search with CPUs
+(model/preempt.hpp) explore runs no kernel has or miss some it has: a `verified` it should not
+give. For each, the engine's own tests (tests/reduction: Dpor, the litmus files, the random
+programs, Preempt's CPU programs and Repeatable) are built against a copy of the sources with
+the bug in, outside the source tree, and run; a bug no test catches is a hole in the tests. The
+scenario-level differentials (Reduction.*, Symmetry.*, Shards.*) need the whole model and are
+not run here.
 
 Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--keep DIR]
 """
@@ -20,7 +22,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCES = ["tests/reduction/test_dpor.cpp", "tests/reduction/test_litmus.cpp",
            "tests/reduction/test_random_programs.cpp", "tests/reduction/program.cpp",
-           "tests/reduction/program_search.cpp", "verify/search/footprint_types.cpp", "verify/search/search_state.cpp"]
+           "tests/reduction/program_search.cpp", "verify/search/footprint_types.cpp", "verify/search/search_state.cpp",
+           "tests/reduction/test_preempt.cpp", "tests/reduction/preempt_programs.cpp", "model/preempt.cpp",
+           "tests/reduction/test_repeatable.cpp", "tests/reduction/repeatable_programs.cpp", "model/zeroed_atomic.cpp"]
 
 S, F, T = "verify/search/shard_scheduler.hpp", "verify/search/step_footprint.hpp", "verify/search/footprint_types.cpp"
 
@@ -84,6 +88,28 @@ BUGS = {
                                "the last slice of a subtree narrower than the shards is no shard's"),
     "enablers_forgotten": (S, "if (now < block_count_[i]) pending_.push_back({i, last});", "",
                            "a wake-up does not order the waker's step before the woken thread's"),
+    "nondeterminism_unchecked": (S, "if (n.type_ != t || n.count_ != limit || nd.decision != decision) {", "if (false) {",
+                                 "a run that does not repeat its recorded choices goes on with the recorded index"),
+    # The CPU gate of the full search (shard_scheduler.hpp, cpu_*; model/preempt.*).
+    "rt_task_preemptible": (S, "(g_cpus.preempt_count[cur] == 0 && !g_cpus.rt[cur]);", "(g_cpus.preempt_count[cur] == 0);",
+                            "a SCHED_FIFO task is preempted by a normal task of its CPU"),
+    "preempt_count_ignored": (S, "(g_cpus.preempt_count[cur] == 0 && !g_cpus.rt[cur]);", "(!g_cpus.rt[cur]);",
+                              "a task is preempted inside preempt_disable()"),
+    "sleeper_keeps_cpu": (S, "return g_cpus.in_schedule[t] && ti.block_count_", "return false && ti.block_count_",
+                          "a task asleep in schedule() keeps its CPU"),
+    "switch_takes_no_cpu": (S, "if (g_cpus.cpu_of[th] >= 0) g_cpus.curr[g_cpus.cpu_of[th]] = (int)th;", "",
+                            "the chosen task does not take its CPU: every task may run at any time"),
+    "gate_never_opens": (S, "} else if (may && gated) {", "} else if (false) {",
+                         "a task kept off its CPU is never let back on"),
+    # Not caught: its effect is a false livelock, and only when the spinner is the one task able
+    # to run while a task of another CPU is kept off hers; no CPU program sets that up.
+    "spinner_kept_off_any_cpu": (S, "if ((off & bit(t)) && g_cpus.same_cpu((int)t, (int)th)) kept_off = true;",
+                                 "if (off & bit(t)) kept_off = true;",
+                                 "an RT spinner counts a task of another CPU as kept off by it (a false livelock)"),
+    "spin_count_kept": (S, "std::fill_n(g_cpus.lone_spins, thread_count, 0);", "",
+                        "spin turns are counted across switches (a false livelock)"),
+    "preempt_enable_no_point": ("model/preempt.cpp", "    rl::ctx().sched();\n", "",
+                                "preempt_enable() to 0 is no preemption point"),
 }
 
 

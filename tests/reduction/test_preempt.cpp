@@ -1,9 +1,8 @@
 // CPUs, priorities and preemption (model/preempt.hpp), enforced by the full search's scheduler:
-// small programs whose verdict depends on each rule (preempt_programs.cpp), and the rw_semaphore
-// scenario with an RT writer.
+// small programs whose verdict depends on each rule (preempt_programs.cpp), searched by the
+// engine alone. The scenarios' side is test_preempt_scenarios.cpp.
 #include <gtest/gtest.h>
 #include "tests/reduction/preempt_programs.hpp"
-#include "verify/search/scenario.hpp"
 
 TEST(Preempt, AnRtSpinnerThatKeepsItsCpusOtherTaskOffIsALivelock) {
   RunResult r = search_preempt_program("rt_spinner_same_cpu");
@@ -34,22 +33,9 @@ TEST(Preempt, PreemptEnableIsAPreemptionPoint) {
   EXPECT_EQ(r.kind, "preempted") << r.message;
 }
 
-// Only the full search keeps tasks off CPUs: any other is refused, not run.
-TEST(Preempt, OtherSearchesAreRefused) {
-  RunResult r = search_preempt_program("rt_spinner_same_cpu", "bound:2");
-  EXPECT_EQ(r.result, "error");
-  EXPECT_EQ(r.kind, "bad search");
-  EXPECT_NE(r.message.find("use --search full"), std::string::npos) << r.message;
-}
-
-// The rw_semaphore scenario with an RT writer: verified on the hand model, and the reduction is
-// turned off (said in the figures) rather than applied.
-TEST(Preempt, TheRtWriterScenarioVerifiesUnreduced) {
-  const Scenario* s = find_scenario("rwsem_rt_writer");
-  ASSERT_NE(s, nullptr);
-  RunOptions o;
-  o.reduce = true;
-  RunResult r = run_scenario(*s, o, false);
+// A task asleep in schedule() gives its CPU up, even a SCHED_FIFO one.
+TEST(Preempt, AnRtTaskAsleepGivesItsCpuUp) {
+  RunResult r = search_preempt_program("rt_sleeper");
   EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats.count("reduction off: tasks on CPUs"), 1u);
+  EXPECT_GT(r.iterations, 1u);
 }

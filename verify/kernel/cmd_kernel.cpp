@@ -43,6 +43,12 @@ namespace {
 // of iterations, many minutes each), so that `vmaverify kernel` with every scenario ends within
 // minutes, those searches `incomplete` and said so. --budget 0 lifts it.
 constexpr long long kDefaultKernelBudget = 5000000;
+// A scenario's own search stopped by its budget has explored one corner of the tree: the full
+// search goes depth first, so it never varied the choices near the root. The last fifth of the
+// budget samples the whole tree at random instead (Relacy's random search), which reaches a
+// bug that needs an early choice the corner never made. The verdict stays `incomplete` unless
+// the sample fails; a failure is a counterexample like any other (random:N replays it).
+constexpr long long kSampleShare = 5;
 
 struct KernelArgs {
   std::string tree, trace, traces, junit, mutant = "none", search, exceptions;
@@ -105,9 +111,9 @@ std::vector<PatchHunk> patch_hunks(const KernelArgs& a) {
 // The patched lines a counterexample's run executed, from the counters of a replay of that run
 // alone: "kernel/locking/rwsem.c:1303 (__down_write_common)", each hunk's lines that ran (for
 // removed lines, the lines on either side); empty when none ran.
-std::vector<std::string> patched_lines_run(const KernelArgs& a, const LineCounts& run) {
+std::vector<std::string> patched_lines_run(const std::vector<PatchHunk>& hunks, const LineCounts& run) {
   std::vector<std::string> cited;
-  for (const PatchHunk& h : patch_hunks(a)) {
+  for (const PatchHunk& h : hunks) {
     const auto file = run.find(h.file);
     if (file == run.end()) continue;
     std::set<int> lines(h.changed.begin(), h.changed.end());
@@ -124,13 +130,13 @@ std::vector<std::string> patched_lines_run(const KernelArgs& a, const LineCounts
 // and what the scenarios executed. A verdict covers only code that ran: any hunk that did not
 // makes the outcome `incomplete`, each such hunk named.
 // counts: the kernel lines' execution counts, null when not measured (why says why).
-Outcome patched_hunks_outcome(const KernelArgs& a, const LineCounts* counts, const std::string& why, Json* hunks_json) {
+Outcome patched_hunks_outcome(const std::vector<PatchHunk>& hunks, const LineCounts* counts, const std::string& why,
+                              Json* hunks_json) {
   Outcome out;
   out.r.scenario = "patched hunks";
   out.r.variant = "kernel";
   out.r.search = "line coverage";
   out.expected = "verified";
-  const std::vector<PatchHunk> hunks = patch_hunks(a);
   const KernelLines compiled = compiled_kernel_lines(kernel_generated_sources());
   const bool measured = counts != nullptr;
   int ran = 0;
@@ -209,6 +215,22 @@ Outcome coverage_outcome(const KernelArgs& a, const std::string* gcov_json, cons
   return out;
 }
 
+// After the scenario's own search stopped at its budget (r incomplete): n runs of a random search,
+// with the same options otherwise. A failure replaces r; else r says how many runs found none.
+void sample_after_budget(const Scenario& s, const RunOptions& own, uint64_t n, RunResult* r) {
+  RunOptions o = own;
+  o.budget = 0;
+  SearchSpec::parse("random:" + std::to_string(n), &o.search, nullptr);
+  RunResult sampled = run_scenario(s, o, true);
+  if (sampled.result == "counterexample") {
+    sampled.stats["iterations of " + r->search + " before the sample"] = (long)r->iterations;
+    *r = sampled;
+  } else if (sampled.result == "verified") {  // none of the n runs failed
+    r->message += "; then " + std::to_string(n) + " random runs (random:" + std::to_string(n) + ") found no failure";
+    r->stats["random runs after the budget"] = (long)n;
+  }  // an error (a scenario with CPUs: only the full search runs it) leaves r as it was
+}
+
 struct ScenarioOutcome {
   Outcome out;
   std::string agreement;
@@ -220,7 +242,9 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
   RunOptions o;
   o.progress = !a.quiet;
   o.mutant = a.mutant;
-  o.budget = (uint64_t)a.budget;
+  // The scenario's own search, not a replay: the last fifth of the budget is for a random sample.
+  const uint64_t sample = a.search.empty() && a.replay_state.empty() ? (uint64_t)(a.budget / kSampleShare) : 0;
+  o.budget = (uint64_t)a.budget - sample;
   if (!a.search.empty()) SearchSpec::parse(a.search, &o.search, nullptr);  // validated while parsing
   if (!a.replay_state.empty()) {  // exactly the counterexample's run, for its line counters
     o.initial_state = a.replay_state;
@@ -235,6 +259,7 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
   Outcome out;
   out.r = run_scenario(*s, o, !a.search.empty());
   const StateSet kernel_states = explored_states();
+  if (sample && out.r.result == "incomplete") sample_after_budget(*s, o, sample, &out.r);
   g_kernel_free_pgtables = nullptr;
   g_kernel_rwsem = nullptr;
   out.r.variant = "kernel";
@@ -418,16 +443,12 @@ int check(const KernelArgs& a) {
                          "__down_read_killable and __down_write_killable");
     chosen.push_back(s);
   }
-  // Default: every scenario the tree's code serves, the rwsem ones first and the reduced searches
-  // last: a search after a completed reduced one in the same process once crashed inside Relacy
-  // (README, "vmaverify kernel": no longer reproduced, cause not found, so the order stays).
+  // Default: every scenario the tree's code serves, the rwsem ones first.
   if (chosen.empty()) {
     for (const Scenario& s : all_scenarios())
       if (is_rwsem(s) && g_kernel_rwsem_linked && (!needs_killable(s) || tree_has_killable())) chosen.push_back(&s);
-    for (bool reduced : {false, true})
-      for (const Scenario& s : all_scenarios())
-        if (is_teardown(s) && g_kernel_free_pgtables_linked && (s.search.find("reduce") != std::string::npos) == reduced)
-          chosen.push_back(&s);
+    for (const Scenario& s : all_scenarios())
+      if (is_teardown(s) && g_kernel_free_pgtables_linked) chosen.push_back(&s);
   }
   std::vector<CoverageException> exceptions;
   if (a.coverage) {
@@ -516,19 +537,21 @@ int check(const KernelArgs& a) {
       if (o.r.result != "counterexample" || o.r.state.empty() || !s) continue;
       KernelArgs one = a;
       one.replay_state = o.r.state;
+      if (o.r.search.rfind("random:", 0) == 0) one.search = o.r.search;  // found by the sample
       one.agree = false;
       std::vector<GcdaFile> counters;
       if (run_contained(one, {s}, true, &counters, [](Outcome, const std::string&) {}).empty())
         replays.push_back({o.r.scenario, counters});
     }
-  // The counters, read once (a process dumps its gcov counters once).
+  // The counters, read once (a process dumps its gcov counters once); the patches' hunks too.
+  const std::vector<PatchHunk> hunks = patch_hunks(a);
   std::string gcov_json, why;
   const bool measured = count_lines && stopped.empty() && read_kernel_counters(gcda, &gcov_json, &why);
   for (const auto& [scenario, counters] : replays) {
     std::string run_json, run_why;
     LineCounts run;
     if (!read_kernel_counters(counters, &run_json, &run_why) || !parse_gcov_json(run_json, &run)) continue;
-    const std::vector<std::string> cited = patched_lines_run(a, run);
+    const std::vector<std::string> cited = patched_lines_run(hunks, run);
     if (a.json) {
       std::printf("%s\n", json_line(Json{{"group", "counterexample's patched lines"}, {"scenario", scenario},
                                          {"patched_lines_run", cited}}).c_str());
@@ -559,17 +582,17 @@ int check(const KernelArgs& a) {
     outcomes.push_back(out);
   }
   if (!a.patches.empty()) {
-    Json hunks;
+    Json hunks_json;
     LineCounts counts;
     if (measured && !parse_gcov_json(gcov_json, &counts)) why = "gcov's output has no line counts";
     const bool lines_read = measured && why.empty();
-    Outcome out = patched_hunks_outcome(a, lines_read ? &counts : nullptr, why, &hunks);
+    Outcome out = patched_hunks_outcome(hunks, lines_read ? &counts : nullptr, why, &hunks_json);
     if (a.json) {
       Json j = outcome_json(out, "");
-      j["hunks"] = hunks;
+      j["hunks"] = hunks_json;
       std::printf("%s\n", json_line(j).c_str());
     } else {
-      for (const auto& h : hunks)
+      for (const auto& h : hunks_json)
         std::printf("  hunk %s:%d%s: %s\n", h["file"].get<std::string>().c_str(), h["line"].get<int>(),
                     h["function"].get<std::string>().empty() ? "" : (" (" + h["function"].get<std::string>() + ")").c_str(),
                     h["coverage"].get<std::string>().c_str());
@@ -686,7 +709,8 @@ CommandRun define_kernel(CLI::App& cmd) {
       ->check(search_form());
   cmd.add_option("--budget", a->budget,
                  "most iterations to explore per scenario, an integer in [0, 10^15); a search\n"
-                 "it stops is incomplete (exit 3); 0: no limit")
+                 "it stops is incomplete (exit 3), unless a random sample of runs in the last\n"
+                 "fifth of the budget fails; 0: no limit")
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0LL, 999999999999999LL).description(""));

@@ -102,19 +102,12 @@ void run_kernel_checks(const OutcomeSink& sink) {
     sink(o);
     return;
   }
-  // The teardowns in one process, but each reduced search in a process of its own: a search
-  // after a completed reduced one in the same process once crashed inside Relacy (README, "vmaverify
-  // kernel": no longer reproduced, cause not found, so the precaution stays).
-  std::vector<std::string> teardowns, reduced;
+  // One checker process for all of them (it runs each scenario's search in turn).
+  std::vector<std::string> scenarios;
   for (const Scenario& s : all_scenarios())
-    if (s.figures && s.name != kTeardownNotInAll)
-      (s.search.find("reduce") != std::string::npos ? reduced : teardowns).push_back(s.name);
-  run_checker(b, teardowns, sink);
-  for (const std::string& s : reduced) run_checker(b, {s}, sink);
-  // Each rwsem scenario in a process of its own: in one process, the hand model's
-  // rwsem_handoff_two_writers after rwsem_agrees (run with --agree) crashed inside Relacy
-  // (waitset::try_remove), which is state carried between searches, not a verdict.
-  for (const char* s : kRwsemScenariosInAll) run_checker(b, {s}, sink);
+    if (s.figures && s.name != kTeardownNotInAll) scenarios.push_back(s.name);
+  for (const char* s : kRwsemScenariosInAll) scenarios.push_back(s);
+  run_checker(b, scenarios, sink);
 }
 
 std::vector<Check> kernel_checks(bool) {

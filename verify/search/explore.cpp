@@ -68,27 +68,6 @@ std::string where(const std::vector<TraceEvent>& ev, size_t i) {
   return "the scenario's code";
 }
 
-// One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
-std::string summarize(const RunResult& r) {
-  const auto& ev = r.events;
-  if (r.kind == "deadlock") {
-    std::string s;
-    for (const TraceEvent* b : blocked_tasks(ev)) s += (s.empty() ? "" : "; ") + ("T" + std::to_string(b->thread)) + " blocked in " + b->function;
-    return s.empty() ? r.message : "no thread can run: " + s + " (lost wake-up)";
-  }
-  if (r.kind == "data race" && ev.size() >= 2) {
-    const size_t at = ev.size() - 2;
-    const TraceEvent& racy = ev[at];
-    for (size_t i = at; i-- > 0;)
-      if (ev[i].object == racy.object && ev[i].thread != racy.thread)
-        return "data race on " + racy.object + ": T" + std::to_string(racy.thread) + " " + racy.operation + " in " +
-               where(ev, at) + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
-               " in " + where(ev, i);
-    return "data race on " + racy.object + " (" + racy.operation + " in " + where(ev, at) + ")";
-  }
-  return r.message;
-}
-
 // The kernel function a blocked task sleeps in: the last function of its own before the
 // blocking one (schedule, a lock) that is not a step of going to sleep.
 std::string sleeping_in(const std::vector<TraceEvent>& ev, const TraceEvent* blocked) {
@@ -101,6 +80,33 @@ std::string sleeping_in(const std::vector<TraceEvent>& ev, const TraceEvent* blo
     return e->function;
   }
   return "";
+}
+
+// One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
+std::string summarize(const RunResult& r) {
+  const auto& ev = r.events;
+  if (r.kind == "deadlock") {
+    std::string s;
+    bool asleep = false;  // in schedule(), for a wake-up nobody is left to send
+    for (const TraceEvent* b : blocked_tasks(ev)) {
+      const std::string in = sleeping_in(ev, b);
+      s += (s.empty() ? "" : "; ") + ("T" + std::to_string(b->thread)) + " blocked in " + b->function +
+           (in.empty() ? "" : " (from " + in + ")");
+      asleep = asleep || b->function.rfind("schedule", 0) == 0;
+    }
+    return s.empty() ? r.message : "no thread can run: " + s + (asleep ? " (lost wake-up)" : "");
+  }
+  if (r.kind == "data race" && ev.size() >= 2) {
+    const size_t at = ev.size() - 2;
+    const TraceEvent& racy = ev[at];
+    for (size_t i = at; i-- > 0;)
+      if (ev[i].object == racy.object && ev[i].thread != racy.thread)
+        return "data race on " + racy.object + ": T" + std::to_string(racy.thread) + " " + racy.operation + " in " +
+               where(ev, at) + " is unordered with T" + std::to_string(ev[i].thread) + " " + ev[i].operation +
+               " in " + where(ev, i);
+    return "data race on " + racy.object + " (" + racy.operation + " in " + where(ev, at) + ")";
+  }
+  return r.message;
 }
 
 // A deadlock is found by Relacy once no thread can run, in none of them: its row names the
@@ -183,6 +189,15 @@ RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
   res.kind = "bad twin";
   res.message = "scenario " + s.name + " declares twins (twin_of), but a task with a twin blocked or ended before " +
                 "its first access to shared state, so the search cannot order the twins there";
+  return res;
+}
+
+RunResult nondeterminism_error(const Scenario& s, const RunOptions& o) {
+  RunResult res = invalid_state(s, o, "");
+  res.kind = "not deterministic";
+  res.message = "scenario " + s.name + ": the search is not deterministic (" + g_nondeterminism +
+                "): what a run does depends on something other than its choices, so the search cannot "
+                "cover every run";
   return res;
 }
 

@@ -24,6 +24,8 @@ void begin(const Scenario& s, const RunOptions& o);
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why);
 // The result of a search in which a task with a twin blocked or ended before its second step.
 RunResult twin_misuse_error(const Scenario& s, const RunOptions& o);
+// The result of a search whose runs did not repeat their recorded choices (g_nondeterminism).
+RunResult nondeterminism_error(const Scenario& s, const RunOptions& o);
 // Iterations begun since begin() (the budget's count).
 uint64_t iterations_begun();
 RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
@@ -118,6 +120,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     return invalid_state(s, o, why);
   if (places_tasks_on_cpus<Suite>() && o.search.kind != SearchSpec::Kind::full) return cpus_need_full_search(s, o);
   begin(s, o);
+  g_nondeterminism[0] = 0;
   const twins_scope<Suite> twins;
   const cpus_scope<Suite> cpus;
   rl::ostringstream out, progress;
@@ -161,6 +164,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (g_twin_misuse) return twin_misuse_error(s, o);
+  if (g_nondeterminism[0]) return nondeterminism_error(s, o);
   const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
   if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
     // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.

@@ -27,6 +27,9 @@ extern std::array<int, 32> g_twin_of;
 extern bool g_symmetry;
 // A task with a twin blocked or ended before its second step: the scenario's twin_of is wrong.
 extern bool g_twin_misuse;
+// Set when a run did not repeat the choices recorded for its prefix: what differed (empty if
+// nothing did). explore() reports it as an error; the search no longer covers every run.
+extern char g_nondeterminism[160];
 // Iterations this process ran but does not own (a leaf reached before the tree split far
 // enough to give it one owner): run by several shards, counted by its owner only.
 extern uint64_t g_foreign_iterations;
@@ -192,12 +195,18 @@ class shard_scheduler
       node_.push_back(node);
     }
     auto& n = this->stree_[depth];
-    // A node that differs from the recorded one: the test is not deterministic (Relacy's own check).
-    RL_VERIFY(n.type_ == t);
-    RL_VERIFY(n.count_ == limit);
-    RL_VERIFY(n.index_ < n.count_);
     Node& nd = node_[depth];
-    RL_VERIFY(nd.decision == decision);  // the same path decides the same way
+    // A node that differs from the recorded one: the run did not repeat its recorded prefix, so
+    // the index replayed here would choose among other things (Relacy's own check, RL_VERIFY,
+    // is compiled out of release builds). The search stops: its tree no longer says what ran.
+    if (n.type_ != t || n.count_ != limit || nd.decision != decision) {
+      if (!g_nondeterminism[0])
+        std::snprintf(g_nondeterminism, sizeof g_nondeterminism,
+                      "choice %zu of a run had %u options of kind %d where the same path had %u of kind %d", depth,
+                      limit, (int)t, n.count_, (int)n.type_);
+      if (rl::ctx().threadx_) rl::ctx().rl_until("the search is not deterministic", RL_INFO);
+      return 0;
+    }
     if (decision) {
       nd.explored |= bit(nd.thread[n.index_]);
       if (nd.single && blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
