@@ -657,6 +657,35 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
   EXPECT_NE(read(trace + ".txt").find("kernel/locking/rwsem.c:"), std::string::npos);
 }
 
+// A search stopped by its budget has varied only the choices near its leaves: the last fifth
+// of the budget samples runs at random. A reader granted with a plain store (no release) in
+// rwsem_mark_wake: rwsem_trylock_walker's depth-first corner of 40,000 runs never even executes
+// the patched line, the random sample that follows finds the data race.
+TEST(KernelRwsem, ARandomSampleFindsWhatTheDepthFirstCornerMisses) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  const std::string tree = debian_rwsem_tree("rwsem_sample");
+  ASSERT_FALSE(tree.empty());
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
+                                           "WRITE_ONCE(waiter->task, NULL)");
+  ASSERT_NE(relaxed, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+  BinaryRun corner = run_vmaverify("kernel --quiet --budget 50000 --search full --patch '" + patch + "' rwsem_trylock_walker");
+  EXPECT_EQ(corner.status, 3) << corner.out << corner.err;
+  EXPECT_NE(corner.out.find("compiled, never executed by any scenario"), std::string::npos) << corner.out;
+  BinaryRun sampled = run_vmaverify("kernel --quiet --budget 50000 --patch '" + patch + "' rwsem_trylock_walker");
+  EXPECT_EQ(sampled.status, 1) << sampled.out << sampled.err;
+  EXPECT_NE(sampled.out.find("FAIL rwsem_trylock_walker [kernel code] (random:10000): counterexample (data race)"),
+            std::string::npos)
+      << sampled.out;
+  EXPECT_NE(sampled.out.find("iterations of full+reduce before the sample=40000"), std::string::npos) << sampled.out;
+  EXPECT_NE(sampled.out.find("went through the patched lines kernel/locking/rwsem.c:"), std::string::npos) << sampled.out;
+  BinaryRun unpatched = run_vmaverify("kernel --quiet --budget 50000 rwsem_trylock_walker");
+  EXPECT_EQ(unpatched.status, 3) << unpatched.out << unpatched.err;
+  EXPECT_NE(unpatched.out.find("then 10000 random runs (random:10000) found no failure"), std::string::npos)
+      << unpatched.out;
+}
+
 // Killable waits run the tree's out_nolock paths: a signalled reader that leaves without
 // rechecking waiter.task under wait_lock (so a grant that came first is lost) is caught.
 // --config CONFIG_DEBUG_RWSEMS=y: the tree's DEBUG_RWSEMS_WARN_ON checks are checks. A write

@@ -225,7 +225,7 @@ void sample_after_budget(const Scenario& s, const RunOptions& own, uint64_t n, R
   if (sampled.result == "counterexample") {
     sampled.stats["iterations of " + r->search + " before the sample"] = (long)r->iterations;
     *r = sampled;
-  } else if (sampled.result == "verified") {  // none of the n runs failed
+  } else if (sampled.result == "incomplete") {  // a random search's verdict: none of the n runs failed
     r->message += "; then " + std::to_string(n) + " random runs (random:" + std::to_string(n) + ") found no failure";
     r->stats["random runs after the budget"] = (long)n;
   }  // an error (a scenario with CPUs: only the full search runs it) leaves r as it was
