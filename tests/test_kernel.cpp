@@ -686,6 +686,38 @@ TEST(KernelRwsem, ARandomSampleFindsWhatTheDepthFirstCornerMisses) {
       << unpatched.out;
 }
 
+// kernel --replay: the run a kernel trace recorded, again, on the tree and patches it was
+// recorded with (exit 1, the same failure at the same step); without the patch it does not
+// fail (exit 4); a hand-model trace, or a missing file, is bad input (exit 2).
+TEST(KernelRwsem, AKernelTraceReplaysOnItsPatchedTree) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  const std::string tree = debian_rwsem_tree("rwsem_replay");
+  ASSERT_FALSE(tree.empty());
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
+                                           "WRITE_ONCE(waiter->task, NULL)");
+  ASSERT_NE(relaxed, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+  const std::string trace = tree + "/grant.kernel.json";
+  BinaryRun found = run_vmaverify("kernel --quiet --patch '" + patch + "' --trace '" + trace + "' rwsem_reader_writer");
+  ASSERT_EQ(found.status, 1) << found.out << found.err;
+  BinaryRun again = run_vmaverify("kernel --patch '" + patch + "' --replay '" + trace + "'");
+  EXPECT_EQ(again.status, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("replay: reproduced the recorded failure"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("rwsem_mark_wake"), std::string::npos) << again.out;  // the trace is printed
+  BinaryRun unpatched = run_vmaverify("kernel --replay '" + trace + "'");
+  EXPECT_EQ(unpatched.status, 4) << unpatched.out << unpatched.err;
+  EXPECT_NE(unpatched.out.find("did NOT reproduce the recorded data race"), std::string::npos) << unpatched.out;
+  BinaryRun hand = run_vmaverify("run rwsem_reader_writer --mutant mark_wake_relaxed_grant --quiet --trace '" + tree +
+                                 "/hand.json'");
+  ASSERT_EQ(hand.status, 1) << hand.out << hand.err;
+  BinaryRun wrong = run_vmaverify("kernel --replay '" + tree + "/hand.json'");
+  EXPECT_EQ(wrong.status, 2) << wrong.out << wrong.err;
+  EXPECT_NE(wrong.err.find("a run of the hand model"), std::string::npos) << wrong.err;
+  BinaryRun missing = run_vmaverify("kernel --replay '" + tree + "/none.json'");
+  EXPECT_EQ(missing.status, 2) << missing.out << missing.err;
+}
+
 // Killable waits run the tree's out_nolock paths: a signalled reader that leaves without
 // rechecking waiter.task under wait_lock (so a grant that came first is lost) is caught.
 // --config CONFIG_DEBUG_RWSEMS=y: the tree's DEBUG_RWSEMS_WARN_ON checks are checks. A write

@@ -10,15 +10,6 @@
 #include "verify/search/scenario.hpp"
 #include "verify/report/trace.hpp"
 
-// Why a replay is not the recorded failure, or "" when it is.
-static std::string difference(const RunResult& saved, const RunResult& r) {
-  if (r.result != "counterexample") return "the run ended " + r.result + ", not in a counterexample";
-  if (r.kind != saved.kind) return "it failed with " + r.kind + ", not " + saved.kind;
-  if (r.failing_step != saved.failing_step)
-    return "it failed at step " + std::to_string(r.failing_step) + ", not " + std::to_string(saved.failing_step);
-  return "";
-}
-
 // What changed in the build since the trace was recorded, or "".
 static std::string build_change(const TraceOrigin& recorded) {
   TraceOrigin now = current_origin();
@@ -62,7 +53,7 @@ static int replay(const std::string& file, const std::string& specs, bool json, 
   o.budget = 1;  // exactly the recorded interleaving
   RunResult r = run_scenario(*s, o, true);
   if (r.result == "error") return usage_error("replay: " + file + ": " + r.message);
-  const std::string why_not = difference(saved, r), changed = build_change(origin);
+  const std::string why_not = replay_difference(saved, r), changed = build_change(origin);
   if (json) {
     Json j = result_json(r);
     j["failing_step"] = r.failing_step;

@@ -56,6 +56,7 @@ struct KernelArgs {
   long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   bool agree = false, json = false, quiet = false, coverage = false;
   std::string replay_state;  // internal: the contained child replays this one run of its scenario
+  std::string replay_file;   // --replay: a kernel trace whose run to replay
 };
 
 // The scenarios whose threads run free_pgtables: those with a layout's lock figures.
@@ -246,8 +247,9 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
   const uint64_t sample = a.search.empty() && a.replay_state.empty() ? (uint64_t)(a.budget / kSampleShare) : 0;
   o.budget = (uint64_t)a.budget - sample;
   if (!a.search.empty()) SearchSpec::parse(a.search, &o.search, nullptr);  // validated while parsing
-  if (!a.replay_state.empty()) {  // exactly the counterexample's run, for its line counters
+  if (!a.replay_state.empty()) {  // exactly the counterexample's run
     o.initial_state = a.replay_state;
+    o.budget = 1;
     o.progress = false;
   }
   // A teardown runs the tree's batch and free_pgtables; every faithful rw_semaphore (the rwsem
@@ -425,8 +427,11 @@ std::string config_text(const std::vector<std::string>& given) {
   return ", configured" + t;
 }
 
+int replay_kernel_trace(const KernelArgs& a);
+
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
 int check(const KernelArgs& a) {
+  if (!a.replay_file.empty()) return replay_kernel_trace(a);
   // The line counters' directory goes whatever happens below (an error, a stopped child).
   struct Discard {
     ~Discard() { discard_kernel_line_counts(); }
@@ -617,6 +622,61 @@ int check(const KernelArgs& a) {
   return worst;
 }
 
+// In the checker, --replay: exactly the run a kernel trace recorded, on this tree and these
+// patches and settings (a trace does not record them: those it was recorded with reproduce it).
+int replay_kernel_trace(const KernelArgs& a) {
+  const std::string& file = a.replay_file;
+  RunResult saved;
+  std::string err, fingerprint;
+  if (!read_trace(file, &saved, &err, nullptr, &fingerprint)) return usage_error("kernel: --replay: " + err);
+  if (saved.variant != "kernel")
+    return usage_error("kernel: --replay: " + file + ": variant " + shown(saved.variant) +
+                       " is a run of the hand model, not of the kernel's code: vmaverify replay replays it");
+  const Scenario* s = find_scenario(saved.scenario);
+  if (!s || !(is_teardown(*s) || is_rwsem(*s)))
+    return usage_error("kernel: --replay: " + file + ": " + shown(saved.scenario) + " is not a teardown or rwsem scenario");
+  if ((is_rwsem(*s) && !g_kernel_rwsem_linked) || (is_teardown(*s) && !g_kernel_free_pgtables_linked))
+    return usage_error("kernel: --replay: " + file + ": this tree does not have the code " + s->name + " runs");
+  SearchSpec search;
+  if (!SearchSpec::parse(saved.search, &search, &err))
+    return usage_error("kernel: --replay: " + file + ": search " + shown(saved.search) + " is not full, bound:N or random:N");
+  if (saved.mutant != "none" && !find_mutant(saved.mutant))
+    return usage_error("kernel: --replay: " + file + ": unknown mutant " + shown(saved.mutant));
+  if (saved.kind.empty() || saved.state.empty())
+    return usage_error("kernel: --replay: " + file + ": no failure kind or no state: nothing to replay");
+  if (fingerprint != trace_fingerprint(saved))
+    return usage_error("kernel: --replay: " + file + ": fields scenario, mutant, variant, search and state were not "
+                       "recorded together (fingerprint mismatch)");
+  KernelArgs one = a;
+  one.replay_state = saved.state;
+  one.search = saved.search;
+  one.mutant = saved.mutant;
+  one.agree = false;
+  Outcome got;
+  std::vector<GcdaFile> counters;
+  const std::string stopped = run_contained(one, {s}, false, &counters, [&](Outcome o, const std::string&) { got = o; });
+  if (!stopped.empty()) return usage_error("kernel: --replay: the checked code " + stopped);
+  const RunResult& r = got.r;
+  if (r.result == "error") return usage_error("kernel: --replay: " + file + ": " + r.message);
+  const std::string why_not = replay_difference(saved, r);
+  if (a.json) {
+    Json j = outcome_json(got, "");
+    j["failing_step"] = r.failing_step;
+    j["reproduced"] = why_not.empty();
+    if (!why_not.empty()) j["reason"] = why_not;
+    std::printf("%s\n", json_line(j).c_str());
+  } else {
+    std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r).c_str() : "");
+    if (why_not.empty())
+      std::printf("replay: reproduced the recorded failure (same kind, same failing step)\n");
+    else
+      std::printf("replay: did NOT reproduce the recorded %s at step %d: %s (the trace does not record the tree, "
+                  "patches and --config settings: give those it was recorded with)\n",
+                  saved.kind.c_str(), saved.failing_step, why_not.c_str());
+  }
+  return why_not.empty() ? EXIT_COUNTEREXAMPLE : EXIT_NOT_REPRODUCED;
+}
+
 // In vmaverify: build the checker for this tree and these patches, then run it.
 int build_and_hand_over(const KernelArgs& a) {
   if (!a.junit.empty()) {  // checked before the minutes of building and checking; nothing created
@@ -643,6 +703,7 @@ int build_and_hand_over(const KernelArgs& a) {
   for (const std::string& p : a.patches) args.insert(args.end(), {"--patch", p});
   if (!a.trace.empty()) args.insert(args.end(), {"--trace", a.trace});
   if (!a.traces.empty()) args.insert(args.end(), {"--traces", a.traces});
+  if (!a.replay_file.empty()) args.insert(args.end(), {"--replay", a.replay_file});
   if (!a.junit.empty()) args.insert(args.end(), {"--junit", a.junit});
   if (a.mutant != "none") args.insert(args.end(), {"--mutant", a.mutant});
   if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
@@ -665,7 +726,7 @@ int build_and_hand_over(const KernelArgs& a) {
 
 CommandRun define_kernel(CLI::App& cmd) {
   auto a = std::make_shared<KernelArgs>();
-  only_known(cmd.add_option("SCENARIO", a->scenarios,
+  CLI::Option* scenarios = only_known(cmd.add_option("SCENARIO", a->scenarios,
                             "teardown and rwsem scenarios to run (default: every one the tree's code serves;\n"
                             "see vmaverify list)")
                  ->type_name(""),
@@ -728,6 +789,13 @@ CommandRun define_kernel(CLI::App& cmd) {
                  "printing the first one")
       ->type_name("DIR");
   cmd.add_option("--junit", a->junit, "write JUnit XML: a test case per scenario")->type_name("FILE");
+  cmd.add_option("--replay", a->replay_file,
+                 "re-run exactly the run a kernel trace (--trace, --traces) recorded, with the --tree,\n"
+                 "--patch and --config it was recorded with; exit 1 if it fails the same way at the\n"
+                 "same step, 4 if not")
+      ->type_name("TRACE_FILE")
+      ->excludes(scenarios)
+      ->check(CLI::ExistingFile);
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
   return [a] { return g_kernel_free_pgtables_linked || g_kernel_rwsem_linked ? check(*a) : build_and_hand_over(*a); };

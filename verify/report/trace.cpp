@@ -441,3 +441,11 @@ bool read_trace_text(const std::string& file, const std::string& text, RunResult
   if (fingerprint) *fingerprint = recorded_fingerprint;
   return true;
 }
+
+std::string replay_difference(const RunResult& saved, const RunResult& r) {
+  if (r.result != "counterexample") return "the run ended " + r.result + ", not in a counterexample";
+  if (r.kind != saved.kind) return "it failed with " + r.kind + ", not " + saved.kind;
+  if (r.failing_step != saved.failing_step)
+    return "it failed at step " + std::to_string(r.failing_step) + ", not " + std::to_string(saved.failing_step);
+  return "";
+}

@@ -44,3 +44,6 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOr
 // The same from the file's text (file only names it in errors).
 bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
                      TraceOrigin* origin = nullptr, std::string* fingerprint = nullptr);
+// Why a replay of saved's run is not the recorded failure (another result, kind or failing
+// step), or "" when it is.
+std::string replay_difference(const RunResult& saved, const RunResult& replayed);
