@@ -17,7 +17,13 @@ void mm_pgtables::populate(unsigned long start, unsigned long end, bool hugetlb)
       p->state.store(PT_PRESENT, rl::memory_order_relaxed);
       p->ghost_state = PT_PRESENT;
       p->ptes.store(1, rl::memory_order_relaxed);
-      trace_name(&p->state, "%s table %#lx of %s", pt_level_name(l), a, owner);
+      // The word is the entry and the table it points to (page_tables.hpp): named by both, and
+      // by the table the entry lives in (a PUD table's entry is in the pgd).
+      if (l == PUD_TABLE)
+        trace_name(&p->state, "pgd entry -> PUD table %#lx of %s", a, owner);
+      else
+        trace_name(&p->state, "%s entry -> %s table %#lx (in %s table %#lx) of %s", l == PMD_TABLE ? "pud" : "pmd",
+                   pt_level_name(l), a, pt_level_name(pt_level(l - 1)), pt_base(pt_level(l - 1), a), owner);
       trace_name(&p->ptes, "PTEs in table %#lx of %s", a, owner);
       if (a + pt_span(l) == 0) break;  // the top of the address space
     }

@@ -6,7 +6,7 @@
 namespace {
 struct Entry {
   const void* addr;
-  char name[64];
+  char name[128];
 };
 Entry table[256];
 int used = 0;

@@ -795,7 +795,7 @@ CommandRun define_kernel(CLI::App& cmd) {
                  "same step, 4 if not")
       ->type_name("TRACE_FILE")
       ->excludes(scenarios)
-      ->check(CLI::ExistingFile);
+      ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
   return [a] { return g_kernel_free_pgtables_linked || g_kernel_rwsem_linked ? check(*a) : build_and_hand_over(*a); };
