@@ -1,5 +1,6 @@
 // Counterexample traces: every mutant's saved trace replays to the same failure at the same
 // step; the JSON trace follows its schema; JUnit output parses with the right counts.
+#include <regex>
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <fstream>
@@ -88,6 +89,9 @@ TEST(Trace, JsonFollowsSchemaAndNamesObjects) {
   EXPECT_TRUE(named);
   EXPECT_NE(trace_text(r).find("rmap walker dereferenced"), std::string::npos);
   EXPECT_NE(trace_text(r).find("after free_pgd_range freed it"), std::string::npos);
+  // The walker's stale read of the pgd entry says which store it missed and why.
+  EXPECT_TRUE(std::regex_search(trace_text(r), std::regex(R"(present \(stale: T0's store at step \d+ is later and does not happen before this load\))")))
+      << trace_text(r);
 }
 
 TEST(Trace, NoRelacySetUpNoise) {

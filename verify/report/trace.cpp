@@ -171,6 +171,33 @@ TraceOrigin current_origin() {
   return o;
 }
 
+// Whether a row wrote its object: a store, an exchange, a read-modify-write or a compare-exchange
+// that replaced the value.
+static bool wrote(const TraceEvent& e) {
+  const std::string& o = e.operation;
+  return o.find("store") != std::string::npos || o.find("fetch_") != std::string::npos ||
+         (o.find("exchange") != std::string::npos && o.find("failed") == std::string::npos);
+}
+
+// A stale load says why: the store it missed, by another task, comes later in the object's
+// order, and nothing (no release/acquire pair, no lock) makes it happen before the load.
+static void explain_stale_reads(std::vector<TraceEvent>* events) {
+  static const std::string kStale = " (stale: not the latest store)";
+  for (size_t i = 0; i < events->size(); i++) {
+    TraceEvent& e = (*events)[i];
+    if (e.value.size() < kStale.size() || e.value.compare(e.value.size() - kStale.size(), kStale.size(), kStale) != 0)
+      continue;
+    for (size_t j = i; j-- > 0;) {
+      const TraceEvent& w = (*events)[j];
+      if (w.object != e.object || !wrote(w)) continue;
+      if (w.thread != e.thread)
+        e.value = e.value.substr(0, e.value.size() - kStale.size()) + " (stale: T" + std::to_string(w.thread) +
+                  "'s store at step " + std::to_string(w.step) + " is later and does not happen before this load)";
+      break;
+    }
+  }
+}
+
 std::vector<TraceEvent> parse_relacy_history(const std::string& output) {
   std::vector<TraceEvent> events;
   std::istringstream in(output);
@@ -218,6 +245,7 @@ std::vector<TraceEvent> parse_relacy_history(const std::string& output) {
     events.push_back(e);
   }
   if (events.empty()) return events;
+  explain_stale_reads(&events);
   TraceEvent& failing = events.back();
   failing.failing = true;
   // Every thread had finished: the check that failed ran at the end of the run, in no thread.
