@@ -233,6 +233,22 @@ struct rwsem_count_model final : rw_semaphore {
     return wait_list_;
   }
   rwsem_wait_list list() { return wait_list(); }
+  // A trace row with the queue as it now is, after each change to it or to a waiter's
+  // handoff_set: "wait_list of A: [T1 writer (handoff_set), T2 reader]". Read without scheduling
+  // points, and only while a trace is made (model_row).
+  void wait_list_row(rl::debug_info_param info) {
+    if (!model_rows_wanted()) return;
+    char text[160];
+    int used = std::snprintf(text, sizeof text, "wait_list of %s: [", name);
+    for (int i = 0; i < wait_list_.n && used < (int)sizeof text; i++) {
+      const rwsem_waiter* w = wait_list_.w[i];
+      used += std::snprintf(text + used, sizeof text - used, "%sT%d %s%s", i ? ", " : "", waiter_owner(w),
+                            w->type == RWSEM_WAITING_FOR_WRITE ? "writer" : "reader",
+                            w->handoff_set.debug_value() ? " (handoff_set)" : "");
+    }
+    if (used < (int)sizeof text) std::snprintf(text + used, sizeof text - used, "]");
+    model_row(info, "%s", text);
+  }
   bool list_empty() { return list().n == 0; }
   rwsem_waiter* rwsem_first_waiter() { return list().w[0]; }
 
@@ -268,6 +284,7 @@ struct rwsem_count_model final : rw_semaphore {
   void rwsem_add_waiter(rwsem_waiter* waiter) {
     rwsem_wait_list& l = wait_list();
     l.w[l.n++] = waiter;
+    wait_list_row($);
   }
 
   // rwsem_del_wake_waiter (kernel/locking/rwsem.c): a signalled waiter leaves the queue; called
@@ -288,6 +305,7 @@ struct rwsem_count_model final : rw_semaphore {
   bool rwsem_del_waiter(rwsem_waiter* waiter) {
     rwsem_wait_list& l = wait_list();
     l.del(waiter);
+    wait_list_row($);
     if (l.n != 0) return true;
     count.fetch_and(~(RWSEM_FLAG_HANDOFF | RWSEM_FLAG_WAITERS), rl::memory_order_relaxed);
     return false;
@@ -312,6 +330,7 @@ struct rwsem_count_model final : rw_semaphore {
             ghost_handoff_requester = waiter_owner(waiter);
           }
           waiter->handoff_set.store(true, rl::mo_relaxed, $);
+          wait_list_row($);
         }
         count.fetch_add(-adjustment, rl::memory_order_relaxed);
         return;
@@ -330,6 +349,7 @@ struct rwsem_count_model final : rw_semaphore {
       l.del(wlist.w[i]);
       wlist.w[i]->wlist_next($) = i + 1 < wlist.n ? wlist.w[i + 1] : nullptr;  // list_move_tail
     }
+    if (wlist.n) wait_list_row($);
 
     adjustment = woken * RWSEM_READER_BIAS - adjustment;
     oldcount = count.load(rl::memory_order_relaxed);
@@ -468,6 +488,7 @@ struct rwsem_count_model final : rw_semaphore {
 
     if (nw & RWSEM_FLAG_HANDOFF) {
       first->handoff_set.store(true, rl::mo_relaxed, $);
+      wait_list_row($);
       ghost_handoff_requester = waiter_owner(first);  // the lock is handed to the first waiter
       return false;
     }
@@ -475,6 +496,7 @@ struct rwsem_count_model final : rw_semaphore {
     rwsem_acquire_write();
     rwsem_set_owner();
     wait_list().del(waiter);  // list_del: the flags were updated by the cmpxchg above
+    wait_list_row($);
     return true;
   }
 

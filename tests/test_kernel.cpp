@@ -284,6 +284,15 @@ std::string debian_rwsem_tree(const std::string& name) {
   return std::system(cmd.c_str()) == 0 ? t + "/linux-source-6.12" : "";
 }
 
+// A patch to tree's rwsem.c: rwsem_mark_wake grants a reader with a plain store
+// (WRITE_ONCE(waiter->task, NULL)) instead of smp_store_release. Empty if the line is not there.
+std::string relaxed_grant_patch(const std::string& tree) {
+  const std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  const std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
+                                                 "WRITE_ONCE(waiter->task, NULL)");
+  return relaxed == rwsem_c ? "" : make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+}
+
 // A patch that drops the full-batch flush; one that frees the tables before the batch is final.
 const std::regex kFullCheck(R"(ARRAY_SIZE\(vb->vmas\))");
 const std::regex kFinal(R"(unlink_file_vma_batch_final\(&)"), kFree(R"(\bfree_pgd_range\()");
@@ -665,11 +674,8 @@ TEST(KernelRwsem, ARandomSampleFindsWhatTheDepthFirstCornerMisses) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
   const std::string tree = debian_rwsem_tree("rwsem_sample");
   ASSERT_FALSE(tree.empty());
-  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
-  std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
-                                           "WRITE_ONCE(waiter->task, NULL)");
-  ASSERT_NE(relaxed, rwsem_c);
-  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+  const std::string patch = relaxed_grant_patch(tree);
+  ASSERT_FALSE(patch.empty());
   BinaryRun corner = run_vmaverify("kernel --quiet --budget 50000 --search full --patch '" + patch + "' rwsem_trylock_walker");
   EXPECT_EQ(corner.status, 3) << corner.out << corner.err;
   EXPECT_NE(corner.out.find("compiled, never executed by any scenario"), std::string::npos) << corner.out;
@@ -693,11 +699,8 @@ TEST(KernelRwsem, AKernelTraceReplaysOnItsPatchedTree) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
   const std::string tree = debian_rwsem_tree("rwsem_replay");
   ASSERT_FALSE(tree.empty());
-  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
-  std::string relaxed = std::regex_replace(rwsem_c, std::regex(R"(smp_store_release\(&waiter->task, NULL\))"),
-                                           "WRITE_ONCE(waiter->task, NULL)");
-  ASSERT_NE(relaxed, rwsem_c);
-  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", relaxed);
+  const std::string patch = relaxed_grant_patch(tree);
+  ASSERT_FALSE(patch.empty());
   const std::string trace = tree + "/grant.kernel.json";
   BinaryRun found = run_vmaverify("kernel --quiet --patch '" + patch + "' --trace '" + trace + "' rwsem_reader_writer");
   ASSERT_EQ(found.status, 1) << found.out << found.err;

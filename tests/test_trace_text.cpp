@@ -50,6 +50,13 @@ TEST(TraceText, EndOfRunChecksBelongToNoThread) {
   EXPECT_TRUE(std::regex_search(trace_text(r), std::regex(R"(\n>> +\d+ +end +check_removed)"))) << trace_text(r);
 }
 
+// The hand model's queue, as a row after each change: who waits, reader or writer, handoff_set.
+TEST(TraceText, TheWaitListIsShownAfterEachChange) {
+  RunResult r = caught("rwsem_reader_writer", "up_read_no_wake");
+  const std::string t = trace_text(r);
+  EXPECT_TRUE(std::regex_search(t, std::regex(R"(wait_list of \S+: \[T\d writer\])"))) << t;
+}
+
 TEST(TraceText, DeadlockNamesTheBlockedTaskAndProjectSourcesOnly) {
   RunResult r = caught("rwsem_reader_writer", "up_read_no_wake");
   EXPECT_EQ(failing(r).thread, kEndOfRun);

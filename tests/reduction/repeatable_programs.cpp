@@ -50,16 +50,22 @@ struct message_passing : rl::test_suite<message_passing<RelacyOwn>, 2> {
   }
 };
 
+// The engine's full search of Suite, unreduced, its output dropped.
 template <class Suite>
-std::set<std::pair<int, int>> outcomes() {
-  for (auto& row : g_outcomes) row[0] = row[1] = false;
+rl::test_result_e full_search() {
   rl::ostringstream out, progress;
   rl::test_params p;
   p.search_type = rl::sched_full;
   p.output_stream = &out;
   p.progress_stream = &progress;
   std::string state;
-  if (exploration::run_with<Suite>(p, &state) != rl::test_result_success) return {{-1, -1}};
+  return exploration::run_with<Suite>(p, &state);
+}
+
+template <class Suite>
+std::set<std::pair<int, int>> outcomes() {
+  for (auto& row : g_outcomes) row[0] = row[1] = false;
+  if (full_search<Suite>() != rl::test_result_success) return {{-1, -1}};
   std::set<std::pair<int, int>> got;
   for (int r1 = 0; r1 < 2; r1++)
     for (int r2 = 0; r2 < 2; r2++)
@@ -81,14 +87,8 @@ struct chooses_every_other_run : rl::test_suite<chooses_every_other_run, 2> {
 }  // namespace
 
 bool nondeterminism_detected(std::string* what) {
-  rl::ostringstream out, progress;
-  rl::test_params p;
-  p.search_type = rl::sched_full;
-  p.output_stream = &out;
-  p.progress_stream = &progress;
-  std::string state;
   exploration::g_nondeterminism[0] = 0;
-  const rl::test_result_e r = exploration::run_with<chooses_every_other_run>(p, &state);
+  const rl::test_result_e r = full_search<chooses_every_other_run>();
   *what = exploration::g_nondeterminism;
   exploration::g_nondeterminism[0] = 0;
   return r == rl::test_result_until_condition_hit && !what->empty();
