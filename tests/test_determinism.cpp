@@ -89,7 +89,7 @@ TEST(Determinism, SearchesInOneProcessAgreeWithSearchesAlone) {
     ASSERT_TRUE(SearchSpec::parse("full", &o.search, &err)) << err;
     const Scenario* sc = find_scenario(s.scenario);
     ASSERT_NE(sc, nullptr) << s.scenario;
-    const RunResult here = run_scenario(*sc, o, false);
+    const RunResult here = run_scenario(*sc, o, true);  // the search given, as --search full
     BinaryRun alone = run_vmaverify(fresh_process_args(s) + " --json");
     const nlohmann::json j = nlohmann::json::parse(alone.out.substr(0, alone.out.find('\n')), nullptr, false);
     ASSERT_TRUE(j.is_object()) << fresh_process_args(s) << ": " << alone.out << alone.err;

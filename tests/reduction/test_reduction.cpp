@@ -63,6 +63,8 @@ TEST(Reduction, SameVerdictStatesAndFiguresOnEveryScenario) {
     // A scenario with CPUs is searched unreduced, and says so (model/preempt.hpp).
     std::map<std::string, long> reduced_stats = reduced.r.stats;
     reduced_stats.erase("reduction off: tasks on CPUs");
+    for (auto it = reduced_stats.begin(); it != reduced_stats.end();)  // the reduction's own counts
+      it = it->first.rfind("reduction: ", 0) == 0 ? reduced_stats.erase(it) : std::next(it);
     EXPECT_EQ(reduced_stats, plain.r.stats) << s.name;
     EXPECT_LE(reduced.r.iterations, plain.r.iterations) << s.name;
     plain_total += plain.r.iterations;
@@ -121,4 +123,24 @@ TEST(Reduction, CounterexampleCarriesAReplayableState) {
   const RunResult again = run_scenario(*find_scenario("rwsem_reader_writer"), o, true);
   EXPECT_EQ(again.kind, "deadlock");
   EXPECT_EQ(again.failing_step, e.r.failing_step);
+}
+
+// A reduced search reports its own figures (the first counts asked for to compare classes with
+// other checkers'): its sleep-set blocked iterations and the backtrack points each kind of race
+// added. A plain search has none.
+TEST(Reduction, ReportsItsBlockedIterationsAndBacktracksByRaceKind) {
+  const Explored reduced = explore(*find_scenario("rwsem_readers_writer"), true);
+  ASSERT_EQ(reduced.r.result, "verified") << reduced.r.message;
+  long backtracks = 0;
+  for (const char* kind : {"read/write", "write/write", "fence order", "lock order", "global step"}) {
+    const std::string key = std::string("reduction: backtracks from ") + kind + " races";
+    ASSERT_EQ(reduced.r.stats.count(key), 1u) << key;
+    backtracks += reduced.r.stats.at(key);
+  }
+  EXPECT_GE(backtracks, 1);
+  EXPECT_GT(reduced.r.stats.at("reduction: backtracks from read/write races"), 0);
+  ASSERT_EQ(reduced.r.stats.count("reduction: blocked iterations"), 1u);
+  EXPECT_LT(reduced.r.stats.at("reduction: blocked iterations"), (long)reduced.r.iterations);
+  const Explored plain = explore(*find_scenario("rwsem_two_writers"), false);
+  for (const auto& kv : plain.r.stats) EXPECT_NE(kv.first.rfind("reduction: ", 0), 0u) << kv.first;
 }

@@ -20,5 +20,5 @@ TEST(Repeatable, RelacysOwnLosesTheStaleReadOverZeroedMemory) {
 TEST(Repeatable, ARunThatDoesNotRepeatItsChoicesStopsTheSearch) {
   std::string what;
   EXPECT_TRUE(nondeterminism_detected(&what)) << what;
-  EXPECT_NE(what.find("options of kind"), std::string::npos) << what;
+  EXPECT_NE(what.find("options ("), std::string::npos) << what;
 }

@@ -182,6 +182,8 @@ void begin(const Scenario& s, const RunOptions& o) {
              o.shard_count * (reduced ? std::max(16u, 512u / o.shard_count) : std::max(1u, (1u << 20) / o.shard_count))};
   g_foreign_iterations = 0;
   g_reduction_fallbacks = 0;
+  g_blocked_iterations = 0;
+  std::fill_n(g_backtracks, kRaceKinds, 0);
 }
 
 RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
@@ -190,6 +192,14 @@ RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {
   res.message = "scenario " + s.name + " declares twins (twin_of), but a task with a twin blocked or ended before " +
                 "its first access to shared state, so the search cannot order the twins there";
   return res;
+}
+
+void add_reduction_figures(RunResult* res) {
+  static const char* const kRaceNames[kRaceKinds] = {"read/write", "write/write", "fence order", "lock order",
+                                                     "global step"};
+  res->stats["reduction: blocked iterations"] = (long)g_blocked_iterations;
+  for (int k = 0; k < kRaceKinds; k++)
+    res->stats[std::string("reduction: backtracks from ") + kRaceNames[k] + " races"] = (long)g_backtracks[k];
 }
 
 RunResult nondeterminism_error(const Scenario& s, const RunOptions& o) {

@@ -24,6 +24,9 @@ void begin(const Scenario& s, const RunOptions& o);
 RunResult invalid_state(const Scenario& s, const RunOptions& o, const std::string& why);
 // The result of a search in which a task with a twin blocked or ended before its second step.
 RunResult twin_misuse_error(const Scenario& s, const RunOptions& o);
+// The reduced search's figures, as stats prefixed "reduction: " (merged shards add them up):
+// its sleep-set blocked iterations and the backtrack points each kind of race added.
+void add_reduction_figures(RunResult* res);
 // The result of a search whose runs did not repeat their recorded choices (g_nondeterminism).
 RunResult nondeterminism_error(const Scenario& s, const RunOptions& o);
 // Iterations begun since begin() (the budget's count).
@@ -184,6 +187,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     g_foreign_iterations = foreign;  // begin() reset it for the replay
   }
   RunResult res = finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
+  if (reduced) add_reduction_figures(&res);
   // Said in the figures: the search that ran was the plain one.
   if (asked && !reduced && places_tasks_on_cpus<Suite>()) res.stats["reduction off: tasks on CPUs"] = 1;
   else if (asked && !reduced) res.stats["reduction off: invariant() checked at every step"] = 1;

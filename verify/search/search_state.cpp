@@ -19,6 +19,8 @@ uint64_t g_foreign_iterations = 0;
 bool g_reduce = false;
 bool g_blocking_lock[32];
 uint64_t g_reduction_fallbacks = 0;
+uint64_t g_blocked_iterations = 0;
+uint64_t g_backtracks[kRaceKinds] = {};
 history_reader* g_history_reader = nullptr;
 uint64_t g_events_from_text = 0;
 bool g_check_event_fields = false;

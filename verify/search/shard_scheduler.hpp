@@ -38,6 +38,12 @@ extern bool g_reduce;
 // Races the reduction could not place on a thread choice (none while the model keeps to the
 // README's rules); each made every earlier thread choice of its iteration explore all threads.
 extern uint64_t g_reduction_fallbacks;
+// The reduction's figures (run --json): iterations that ended sleep-set blocked (every thread
+// that could run at some choice was asleep: a run equivalent to one explored elsewhere), and the
+// backtrack points added, by the kind of race that added them.
+enum RaceKind { race_read_write, race_write_write, race_fence_order, race_lock_order, race_global_step, kRaceKinds };
+extern uint64_t g_blocked_iterations;
+extern uint64_t g_backtracks[kRaceKinds];
 extern history_reader* g_history_reader;
 // Events of the last reduced search read from their printed text: of a type not in
 // verify/search/footprint_types.cpp (the same footprint, slower).
@@ -129,6 +135,7 @@ class shard_scheduler
     if (g_reduce) {
       end_step();
       add_backtracks();
+      g_blocked_iterations += sleep_blocked_;
     }
     const ShardRange leaf = this->stree_.empty() ? root()
                                                  : child_range(node_.back().range, this->stree_.back().count_,
@@ -156,6 +163,17 @@ class shard_scheduler
   }
 
   // As tree_search_scheduler's: replay the recorded path, else open a node at its first choice.
+  // What a choice of Relacy's search tree decides (rl::sched_type), for messages.
+  static const char* choice_kind(rl::sched_type t) {
+    switch (t) {
+      case rl::sched_type_sched: return "which task runs";
+      case rl::sched_type_atomic_load: return "which store a load reads";
+      case rl::sched_type_cas_fail: return "whether a compare-exchange fails spuriously";
+      case rl::sched_type_mem_realloc: return "whether a free is deferred";
+      default: return "a choice of the program's or a wake-up's";
+    }
+  }
+
   unsigned rand_impl(unsigned limit, rl::sched_type t) {
     const size_t depth = this->stree_depth_++;
     const bool decision = t == rl::sched_type_sched && !no_reduction_;
@@ -202,8 +220,8 @@ class shard_scheduler
     if (n.type_ != t || n.count_ != limit || nd.decision != decision) {
       if (!g_nondeterminism[0])
         std::snprintf(g_nondeterminism, sizeof g_nondeterminism,
-                      "choice %zu of a run had %u options of kind %d where the same path had %u of kind %d", depth,
-                      limit, (int)t, n.count_, (int)n.type_);
+                      "choice %zu of a run had %u options (%s) where the same path had %u (%s)", depth, limit,
+                      choice_kind(t), n.count_, choice_kind(n.type_));
       if (rl::ctx().threadx_) rl::ctx().rl_until("the search is not deterministic", RL_INFO);
       return 0;
     }
@@ -310,7 +328,11 @@ class shard_scheduler
   // The same, through races and wake-ups only, not a mutex's releases: fewer orders than clocks_
   // (a race hidden behind a release is missed too), so add_lock_races reverses more, never fewer.
   typename rl::vector<long>::type lock_clocks_;
-  typename rl::vector<std::pair<size_t, size_t>>::type races_;
+  struct Race {
+    size_t i, j;
+    RaceKind kind;
+  };
+  typename rl::vector<Race>::type races_;
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
   typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
   size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
@@ -594,6 +616,19 @@ class shard_scheduler
     return c;
   }
 
+  // What made two racing steps race (for the figures only): a global step, the seq_cst fence
+  // order, or the first object both touch, written by both or by one.
+  RaceKind race_kind(const Step& a, const Step& b) const {
+    if (a.global || b.global) return race_global_step;
+    for (size_t x = a.objects_begin; x < a.objects_end; x++)
+      for (size_t y = b.objects_begin; y < b.objects_end; y++)
+        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1) && !(pool_[x] & Footprint::kRelease)) {
+          if (pool_[x] >> 1 == kSeqCstOrder) return race_fence_order;
+          return (pool_[x] & pool_[y] & 1) ? race_write_write : race_read_write;
+        }
+    return race_read_write;
+  }
+
   // A lock races with the previous lock of its mutex by another thread, even though that
   // holder's unlock orders the two: reversing them is what changes the acquisition order.
   // A lock whose thread waited for that unlock is left to the race of its blocked attempt.
@@ -611,7 +646,7 @@ class shard_scheduler
         // Unless something other than the releases orders them: then j could not come first.
         const size_t i = last->second;
         if (j >= from && steps_[i].thread != steps_[j].thread && lock_clocks_[j * thread_count + steps_[i].thread] < (long)i)
-          races_.push_back({i, j});
+          races_.push_back({i, j, race_lock_order});
         last->second = j;
       }
   }
@@ -662,7 +697,7 @@ class shard_scheduler
         const Conflict c = conflict(steps_[i], sj);
         if (c == Conflict::none) continue;
         if (c == Conflict::race) {
-          races_.push_back({(size_t)i, j});
+          races_.push_back({(size_t)i, j, race_kind(steps_[i], sj)});
           join(lj, (size_t)i, lock_clocks_);
         }
         join(cj, (size_t)i);
@@ -671,7 +706,7 @@ class shard_scheduler
       steps_of_[sj.thread].push_back(j);
     }
     add_lock_races(from, m);
-    for (const auto& r : races_) reverse_race(r.first, r.second);
+    for (const Race& r : races_) reverse_race(r.i, r.j, r.kind);
   }
 
   void join(long* c, size_t i) { join(c, i, clocks_); }
@@ -682,7 +717,7 @@ class shard_scheduler
   }
   bool before(size_t a, size_t b) const { return clocks_[b * thread_count + steps_[a].thread] >= (long)a; }
 
-  void reverse_race(size_t i, size_t j) {
+  void reverse_race(size_t i, size_t j, RaceKind kind) {
     const Step& si = steps_[i];
     if (si.chosen == Chosen::every) return;  // every thread is explored there
     // v = notdep(i).j: the steps after i not ordered after it, then j; its initials are the
@@ -716,7 +751,9 @@ class shard_scheduler
     const Threads can = initials & enabled;
     if (!can) return fall_back(i);
     const Threads pick = (can & awake) ? (can & awake) : can;
+    const Threads had = n.backtrack;
     n.backtrack |= pick & (~pick + 1);  // the lowest such thread
+    g_backtracks[kind] += n.backtrack != had;
   }
 
   // A race the reduction cannot place: every thread choice up to step i explores every thread.

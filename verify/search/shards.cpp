@@ -114,7 +114,9 @@ bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::s
     }
     m.iterations += p->iterations;
     m.seconds = std::max(m.seconds, p->seconds);
-    for (const auto& kv : p->stats) m.stats[kv.first] = std::max(m.stats[kv.first], kv.second);
+    for (const auto& kv : p->stats)  // the reduction's counts add up; a scenario's figures are one search's
+      m.stats[kv.first] = kv.first.rfind("reduction: ", 0) == 0 ? m.stats[kv.first] + kv.second
+                                                                 : std::max(m.stats[kv.first], kv.second);
   }
   *merged = m;
   return true;
