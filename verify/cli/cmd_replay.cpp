@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <memory>
 #include <CLI/CLI.hpp>
-#include "model/mutants.hpp"
 #include "proofs/prover.hpp"
 #include "verify/cli/cli.hpp"
 #include "verify/report/json_out.hpp"
@@ -31,23 +30,13 @@ static int replay(const std::string& file, const std::string& specs, bool json, 
   if (!read_trace(file, &saved, &err, &origin, &fingerprint)) return usage_error("replay: " + err);
   const Scenario* s = find_scenario(saved.scenario);
   if (!s) return usage_error("replay: " + file + ": unknown scenario " + shown(saved.scenario));
-  if (saved.mutant != "none" && !find_mutant(saved.mutant))
-    return usage_error("replay: " + file + ": unknown mutant " + shown(saved.mutant));
-  RunOptions o;
-  o.mutant = saved.mutant;
-  if (!SearchSpec::parse(saved.search, &o.search, &err))
-    return usage_error("replay: " + file + ": search " + shown(saved.search) + " is not full, bound:N or random:N");
   if (saved.variant != "batched" && saved.variant != "unbatched")
     return usage_error("replay: " + file + ": variant " + shown(saved.variant) + " is not batched or unbatched");
-  if (saved.kind.empty() || saved.kind.size() > 100)
-    return usage_error("replay: " + file + ": kind " + shown(saved.kind) + " is not a failure kind");
-  // The state's shape is checked against the scenario's thread count in the driver, before
-  // Relacy reads it; here, last: each field is valid on its own, but were they recorded together?
-  if (saved.state.empty()) return usage_error("replay: " + file + ": state is empty: nothing to replay");
-  if (fingerprint != trace_fingerprint(saved))
-    return usage_error("replay: " + file + ": fields scenario, mutant, variant, search and state were not recorded "
-                       "together (fingerprint mismatch): the trace was edited or retargeted to scenario " +
-                       shown(saved.scenario));
+  const std::string problem = trace_replay_problem(file, saved, fingerprint);
+  if (!problem.empty()) return usage_error("replay: " + problem);
+  RunOptions o;
+  o.mutant = saved.mutant;
+  SearchSpec::parse(saved.search, &o.search, &err);  // checked above
   o.initial_state = saved.state;
   o.unbatched = saved.variant == "unbatched";
   o.budget = 1;  // exactly the recorded interleaving

@@ -637,16 +637,8 @@ int replay_kernel_trace(const KernelArgs& a) {
     return usage_error("kernel: --replay: " + file + ": " + shown(saved.scenario) + " is not a teardown or rwsem scenario");
   if ((is_rwsem(*s) && !g_kernel_rwsem_linked) || (is_teardown(*s) && !g_kernel_free_pgtables_linked))
     return usage_error("kernel: --replay: " + file + ": this tree does not have the code " + s->name + " runs");
-  SearchSpec search;
-  if (!SearchSpec::parse(saved.search, &search, &err))
-    return usage_error("kernel: --replay: " + file + ": search " + shown(saved.search) + " is not full, bound:N or random:N");
-  if (saved.mutant != "none" && !find_mutant(saved.mutant))
-    return usage_error("kernel: --replay: " + file + ": unknown mutant " + shown(saved.mutant));
-  if (saved.kind.empty() || saved.state.empty())
-    return usage_error("kernel: --replay: " + file + ": no failure kind or no state: nothing to replay");
-  if (fingerprint != trace_fingerprint(saved))
-    return usage_error("kernel: --replay: " + file + ": fields scenario, mutant, variant, search and state were not "
-                       "recorded together (fingerprint mismatch)");
+  const std::string problem = trace_replay_problem(file, saved, fingerprint);
+  if (!problem.empty()) return usage_error("kernel: --replay: " + problem);
   KernelArgs one = a;
   one.replay_state = saved.state;
   one.search = saved.search;

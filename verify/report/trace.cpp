@@ -13,7 +13,9 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include "model/mutants.hpp"
 #include "model/trace_names.hpp"
+#include "verify/cli/cli.hpp"
 #include "verify/report/json_out.hpp"
 #include "verify/model_hash.hpp"
 #include "verify/search/scenario.hpp"
@@ -475,5 +477,21 @@ std::string replay_difference(const RunResult& saved, const RunResult& r) {
   if (r.kind != saved.kind) return "it failed with " + r.kind + ", not " + saved.kind;
   if (r.failing_step != saved.failing_step)
     return "it failed at step " + std::to_string(r.failing_step) + ", not " + std::to_string(saved.failing_step);
+  return "";
+}
+
+std::string trace_replay_problem(const std::string& file, const RunResult& saved, const std::string& fingerprint) {
+  if (saved.mutant != "none" && !find_mutant(saved.mutant)) return file + ": unknown mutant " + shown(saved.mutant);
+  SearchSpec search;
+  std::string err;
+  if (!SearchSpec::parse(saved.search, &search, &err))
+    return file + ": search " + shown(saved.search) + " is not full, bound:N or random:N";
+  if (saved.kind.empty() || saved.kind.size() > 100) return file + ": kind " + shown(saved.kind) + " is not a failure kind";
+  // The state's shape is checked against the scenario's thread count in the driver, before
+  // Relacy reads it; here, last: each field is valid on its own, but were they recorded together?
+  if (saved.state.empty()) return file + ": state is empty: nothing to replay";
+  if (fingerprint != trace_fingerprint(saved))
+    return file + ": fields scenario, mutant, variant, search and state were not recorded together (fingerprint "
+                  "mismatch): the trace was edited or retargeted to scenario " + shown(saved.scenario);
   return "";
 }

@@ -44,6 +44,10 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOr
 // The same from the file's text (file only names it in errors).
 bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
                      TraceOrigin* origin = nullptr, std::string* fingerprint = nullptr);
+// Why a trace's replay fields cannot be replayed together, or "" when they can: an unknown
+// mutant, a search that is not full, bound:N or random:N, no failure kind, no state, or fields
+// not recorded together (fingerprint mismatch). The scenario and variant are the caller's.
+std::string trace_replay_problem(const std::string& file, const RunResult& saved, const std::string& fingerprint);
 // Why a replay of saved's run is not the recorded failure (another result, kind or failing
 // step), or "" when it is.
 std::string replay_difference(const RunResult& saved, const RunResult& replayed);

@@ -82,19 +82,29 @@ std::string sleeping_in(const std::vector<TraceEvent>& ev, const TraceEvent* blo
   return "";
 }
 
+// The tasks a deadlock left blocked, each as "T0<verb> schedule (from rwsem_down_write_slowpath)"
+// joined by sep, with "(lost wake-up)" after them when one sleeps in schedule() (a wake-up nobody
+// is left to send); empty when none is. *first_source: where the first of them blocks.
+std::string blocked_text(const std::vector<TraceEvent>& ev, const char* verb, const char* sep,
+                         std::string* first_source = nullptr) {
+  std::string s;
+  bool asleep = false;
+  for (const TraceEvent* b : blocked_tasks(ev)) {
+    const std::string in = sleeping_in(ev, b);
+    s += (s.empty() ? "" : sep) + ("T" + std::to_string(b->thread)) + verb + b->function +
+         (in.empty() ? "" : " (from " + in + ")");
+    asleep = asleep || b->function.rfind("schedule", 0) == 0;
+    if (first_source && first_source->empty()) *first_source = b->source;
+  }
+  return s.empty() || !asleep ? s : s + " (lost wake-up)";
+}
+
 // One line saying what went wrong, in the model's terms, where Relacy's own text is generic.
 std::string summarize(const RunResult& r) {
   const auto& ev = r.events;
   if (r.kind == "deadlock") {
-    std::string s;
-    bool asleep = false;  // in schedule(), for a wake-up nobody is left to send
-    for (const TraceEvent* b : blocked_tasks(ev)) {
-      const std::string in = sleeping_in(ev, b);
-      s += (s.empty() ? "" : "; ") + ("T" + std::to_string(b->thread)) + " blocked in " + b->function +
-           (in.empty() ? "" : " (from " + in + ")");
-      asleep = asleep || b->function.rfind("schedule", 0) == 0;
-    }
-    return s.empty() ? r.message : "no thread can run: " + s + (asleep ? " (lost wake-up)" : "");
+    const std::string s = blocked_text(ev, " blocked in ", "; ");
+    return s.empty() ? r.message : "no thread can run: " + s;
   }
   if (r.kind == "data race" && ev.size() >= 2) {
     const size_t at = ev.size() - 2;
@@ -113,21 +123,12 @@ std::string summarize(const RunResult& r) {
 // blocked tasks, where they block and in which kernel function; a task asleep in schedule()
 // waits for a wake-up that no task is left to send (a lost wake-up).
 void attribute_deadlock(RunResult* r) {
-  std::vector<const TraceEvent*> blocked = blocked_tasks(r->events);
-  std::string who, at;
-  bool asleep = false;
-  for (const TraceEvent* b : blocked) {
-    const std::string in = sleeping_in(r->events, b);
-    who += (who.empty() ? "" : ", ") + ("T" + std::to_string(b->thread)) + " in " + b->function +
-           (in.empty() ? "" : " (from " + in + ")");
-    asleep = asleep || b->function.rfind("schedule", 0) == 0;
-    at = at.empty() ? b->source : at;
-  }
+  std::string at;
+  const std::string who = blocked_text(r->events, " in ", ", ", &at);
   TraceEvent& f = r->events.back();
   f.thread = kEndOfRun;
   f.function.clear();
-  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run")
-                                            : "blocked forever: " + who + (asleep ? " (lost wake-up)" : ""));
+  f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run") : "blocked forever: " + who);
   f.source = at;
 }
 
