@@ -1,5 +1,11 @@
 #include "model/actors.hpp"
 
+#include "model/fault.hpp"
+
+#include "model/mmap_lock.hpp"
+#include "model/mmu_gather.hpp"
+#include "model/rcu.hpp"
+
 // vma_interval_tree_foreach over [first, last] (mm/interval_tree.c): the VMAs of the tree, in id
 // order (the model's tree is a set), that map some page offset in the range.
 template <class Fn>
@@ -70,6 +76,10 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
     pte_table->ghost_state = PT_RETRACTED;
     VM_CHECK(old == PT_PRESENT, "double free", "%s retracted PTE table %#lx of %s (vma %d) that %s", who,
              pte_table->base, mm->name, v->id, old == PT_FREED ? "free_pgd_range freed" : "was already retracted");
+    // pte_free_defer: the page is freed by an RCU callback, after a grace period; pte_free would
+    // free it at once under a lockless walker that read the pmd just before.
+    if (!mutant(Mutant::retract_pte_free_at_once)) synchronize_rcu();
+    pte_table->ghost_page_freed = true;
   });
   if (!mutant(Mutant::khugepaged_without_read_lock)) i_mmap_unlock_read(mapping);
 }
@@ -99,7 +109,9 @@ static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* pre
   ma_state mas{mm, detached->vmas, detached->mt_entries};
   unsigned long floor = prev && !mutant(Mutant::unmap_region_floor_first_user) ? prev->vm_end : FIRST_USER_ADDRESS;
   unsigned long ceiling = next && !mutant(Mutant::unmap_region_ceiling_top) ? next->vm_start : USER_PGTABLES_CEILING;
+  tlb_gather_mmu();
   teardown_free_pgtables(&mas, detached->vmas[0], floor, ceiling, mm_wr_locked);
+  tlb_finish_mmu();
 }
 
 void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next, bool call_mmap_fails,
@@ -130,4 +142,95 @@ void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area
   LOG_TASK("munmap (do_munmap)");
   // The detached VMAs already left mm's tree (vms_gather_munmap_vmas): set-up. mmap_write_downgrade.
   unmap_region(mm, detached, prev, next, false);
+}
+
+// vma_iter_store of a VMA over the range of mm->vmas[first, first + count) (or into the gap
+// there, count 0), or, vma null, the range cleared (mas_store_gfp(NULL)): the maple tree.
+static void vma_iter_store_range(mm_struct* mm, int first, int count, vm_area_struct* vma) {
+  mm->mt_seq.store(mm->mt_seq.load(rl::memory_order_relaxed) + 1, rl::memory_order_release);
+  int put = vma ? 1 : 0;
+  int shift = put - count;
+  if (shift < 0)
+    for (int i = first + count; i < mm->nr; i++) mm->vmas[i + shift] = mm->vmas[i];
+  else if (shift > 0)
+    for (int i = mm->nr - 1; i >= first + count; i--) mm->vmas[i + shift] = mm->vmas[i];
+  if (vma) mm->vmas[first] = vma;
+  mm->nr += shift;
+  mm->mt_entries = mm->nr;
+}
+
+void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached) {
+  LOG_TASK("munmap (do_vmi_align_munmap)");
+  mmap_write_lock(mm->mmap_lock);
+  // vms_gather_munmap_vmas: the VMAs are read under the write lock, so a stack that grew
+  // before is seen with its new start.
+  vm_area_struct* prev = first > 0 ? mm->vmas[first - 1] : nullptr;
+  vm_area_struct* next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
+  unsigned long unmap_start = prev ? prev->vm_end : FIRST_USER_ADDRESS;
+  unsigned long unmap_end = next ? next->vm_start : USER_PGTABLES_CEILING;
+  for (int i = 0; i < count; i++) {
+    vm_area_struct* v = mm->vmas[first + i];
+    if (v->vm_lock) {
+      // vma_start_write waits for the faults holding the VMA's lock and keeps new ones out
+      // until the downgrade; by then the VMA is detached and out of the tree.
+      if (!mutant(Mutant::munmap_gathers_without_vma_start_write)) vma_start_write(v);
+      vma_mark_detached(v->vm_lock);
+    }
+    detached->vmas[detached->nr++] = v;
+  }
+  detached->mt_entries = detached->nr;
+  vma_iter_store_range(mm, first, count, nullptr);  // vma_iter_clear_gfp: the range leaves the tree
+  // vms_complete_munmap_vmas
+  mmap_write_downgrade(mm->mmap_lock);
+  g_exiting_mm[rl::thread_index()] = detached;
+  ma_state mas{mm, detached->vmas, detached->mt_entries};
+  tlb_gather_mmu();  // vms_clear_ptes
+  teardown_free_pgtables(&mas, detached->vmas[0], unmap_start, unmap_end, false);
+  tlb_finish_mmu();
+  mmap_read_unlock(mm->mmap_lock);
+}
+
+void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
+                   mm_struct* detached, mm_struct* undo) {
+  LOG_TASK("mmap MAP_FIXED (__mmap_region)");
+  // vms_gather_munmap_vmas
+  vm_area_struct* prev = first > 0 ? mm->vmas[first - 1] : nullptr;
+  vm_area_struct* next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
+  unsigned long unmap_start = prev ? prev->vm_end : FIRST_USER_ADDRESS;
+  unsigned long unmap_end = next ? next->vm_start : USER_PGTABLES_CEILING;
+  for (int i = 0; i < count; i++) detached->vmas[detached->nr++] = mm->vmas[first + i];
+  detached->mt_entries = detached->nr;
+  bool clear_ptes = true;
+  auto vms_clear_ptes = [&] {
+    if (!clear_ptes) return;
+    g_exiting_mm[rl::thread_index()] = detached;
+    ma_state mas{mm, detached->vmas, detached->mt_entries};
+    tlb_gather_mmu();
+    teardown_free_pgtables(&mas, detached->vmas[0], unmap_start, unmap_end, true);
+    tlb_finish_mmu();
+    clear_ptes = false;
+  };
+  // vms_clean_up_area: before the driver's mmap can fill the range's tables again.
+  if (!mutant(Mutant::mmap_clears_ptes_after_mmap_file)) vms_clear_ptes();
+  // mmap_file: the driver's remap_pfn_range fills the new VMA's tables, a PTE per 2 MiB.
+  for (unsigned long a = vma->vm_start; a < vma->vm_end; a = pt_addr_end(a, vma->vm_end, PMD_SIZE))
+    install_pte(vma, a, "the driver's mmap (remap_pfn_range)");
+  if (!mmap_file_fails) {
+    vma_iter_store_range(mm, first, count, vma);
+    vma_link_file(vma);
+    vms_clear_ptes();  // vms_complete_munmap_vmas: nothing left to clear, the old VMAs are freed
+    return;
+  }
+  // unmap_and_free_file_vma: fput, then unmap_region from the new VMA on (vma_iter_set to its
+  // end, so that free_pgtables' mas_find meets next, beyond the ceiling, and stops there).
+  vma->vm_file = nullptr;
+  undo->vmas[0] = vma;
+  undo->nr = 1;
+  undo->vmas[1] = next;
+  undo->mt_entries = 1 + (next != nullptr);
+  unmap_region(mm, undo, prev, next, true);
+  // vms_abort_munmap_vmas: old VMAs whose tables were cleared cannot come back: the range
+  // becomes a gap, and vms_complete_munmap_vmas frees them.
+  if (clear_ptes || mutant(Mutant::mmap_abort_reattaches_cleared_vmas)) return;  // reattach_vmas
+  vma_iter_store_range(mm, first, count, nullptr);
 }

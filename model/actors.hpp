@@ -30,3 +30,22 @@ void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next
 // (a maple tree of their own, mas_detach): the mmap lock is downgraded (mm_wr_locked false),
 // then free_pgtables with prev's end as floor and next's start as ceiling.
 void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area_struct* next);
+
+// do_vmi_align_munmap (mm/vma.c, v6.12) of mm->vmas[first, first + count), all of it in the
+// thread, for the scenarios where another task of the mm takes mm->mmap_lock: under
+// mmap_write_lock, vms_gather_munmap_vmas (the VMAs into *detached; unmap_start and unmap_end
+// from prev's end and next's start) and vma_iter_clear_gfp; then vms_complete_munmap_vmas:
+// mmap_write_downgrade, vms_clear_ptes (free_pgtables between unmap_start and unmap_end;
+// unmap_vmas left out), mmap_read_unlock.
+void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached);
+
+// __mmap_region (mm/mmap.c, v6.12) of the new VMA `vma` with MAP_FIXED over mm->vmas[first,
+// first + count), the mmap lock held for write throughout: vms_gather_munmap_vmas (the old VMAs
+// into *detached; they stay in the mm's tree), vms_clean_up_area (vms_clear_ptes: free_pgtables
+// over them between prev's end and next's start, while they are still in the tree), the
+// driver's mmap_file filling the new VMA's page tables (remap_pfn_range), then either
+// vma_iter_store + vma_link_file and vms_complete_munmap_vmas, or, when mmap_file fails after
+// filling them, unmap_and_free_file_vma (vm_file cleared, unmap_region of the new VMA between
+// prev and next; *undo receives its record) and vms_abort_munmap_vmas (the range left a gap).
+void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
+                   mm_struct* detached, mm_struct* undo);

@@ -1,5 +1,8 @@
 #include "model/mm.hpp"
 
+#include "model/mmap_lock.hpp"
+#include "model/mmu_gather.hpp"
+
 #include "model/batch_states.hpp"
 
 vm_area_struct* g_vma_by_id[MAX_VMAS];
@@ -188,7 +191,10 @@ vm_area_struct* mas_find(ma_state* mas, unsigned long max) {
 static void check_is_vma(vm_area_struct* vma, const char* fn) {
   VM_CHECK(!xa_is_zero(vma), "bad pointer", "%s called on XA_ZERO_ENTRY, the marker a failed dup_mmap left", fn);
 }
-void vma_start_write(vm_area_struct* vma) { check_is_vma(vma, "vma_start_write"); }
+void vma_start_write(vm_area_struct* vma) {
+  check_is_vma(vma, "vma_start_write");
+  if (vma->vm_lock) vma_start_write_locked(vma->vm_mm->mmap_lock, vma->vm_lock);
+}
 void unlink_anon_vmas(vm_area_struct* vma) { check_is_vma(vma, "unlink_anon_vmas"); }
 
 void free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
@@ -213,5 +219,7 @@ void exit_mmap(mm_struct* mm) {
   // vma_next: an empty tree, or XA_ZERO_ENTRY first (dup_mmap failed at once): nothing to free.
   if (mm->mt_entries == 0 || xa_is_zero(mm->vmas[0])) return;
   ma_state mas{mm, mm->vmas, mm->mt_entries};
+  tlb_gather_mmu();  // tlb_gather_mmu_fullmm
   teardown_free_pgtables(&mas, mm->vmas[0], FIRST_USER_ADDRESS, USER_PGTABLES_CEILING, true);
+  tlb_finish_mmu();
 }

@@ -44,6 +44,7 @@ struct file {
 };
 
 struct mm_struct;
+struct vma_lock_t;
 
 struct vm_area_struct {
   int id = -1;  // index in the scenario's VMA table; traces say "vma N"
@@ -53,6 +54,9 @@ struct vm_area_struct {
   bool shared_maywrite = false;  // VM_SHARED | VM_MAYWRITE: counted in i_mmap_writable
   bool hugetlb = false;
   bool anon_vma = false;         // a MAP_PRIVATE mapping written to (khugepaged skips it)
+  bool growsdown = false;        // VM_GROWSDOWN: a stack, which a fault below it may grow
+  // Its per-VMA lock, in the scenarios where a fault takes it (else null: nothing reads it).
+  vma_lock_t* vm_lock = nullptr;
   mm_struct* vm_mm = nullptr;
 };
 
@@ -65,13 +69,22 @@ inline bool xa_is_zero(const vm_area_struct* entry) { return entry == &g_xa_zero
 // Every VMA of the scenario by id, so that a walker can go from the tree to the VMA.
 extern vm_area_struct* g_vma_by_id[MAX_VMAS];
 
+struct mmap_lock_t;
+
 struct mm_struct {
-  explicit mm_struct(const char* n = "") : name(n) {}
+  explicit mm_struct(const char* n = "") : name(n) { mt_seq.store(0, rl::memory_order_relaxed); }
   const char* name;
+  // mmap_lock, in the scenarios where a task of the mm faults while another unmaps (else
+  // null: the unmapping's locked phase is set-up and nothing else takes it).
+  mmap_lock_t* mmap_lock = nullptr;
   // The maple tree, in address order: the mm's own VMAs vmas[0, nr), then, after a failed
   // dup_mmap only, XA_ZERO_ENTRY and the parent's VMAs that were never duplicated.
   vm_area_struct* vmas[MAX_VMAS];
   int nr = 0, mt_entries = 0;
+  // Advanced by every change to the tree after set-up (vma_iter_store, vma_iter_clear_gfp), in
+  // the step that makes the change, and read by the lockless walk of the tree (mas_walk under
+  // RCU), so that the search sees the two race.
+  rl::atomic<int> mt_seq;
   mm_pgtables pgtables;
   bool exiting = false;  // mm_users has dropped to 0 (hpage_collapse_test_exit)
   // Ghost record of the teardown, for the checks and for the Z3 specs (proofs/batch_state.hpp).
@@ -125,8 +138,9 @@ struct ma_state {
   int next = 1;  // free_pgtables starts at entries[0]
 };
 vm_area_struct* mas_find(ma_state* mas, unsigned long max);
-// vma_start_write (include/linux/mm.h): per-VMA lock; no page-fault threads in the model.
-// It and unlink_anon_vmas are called on every VMA free_pgtables visits: both check it is one.
+// vma_start_write (include/linux/mm.h): the per-VMA lock, where a scenario gives the VMA one
+// (model/mmap_lock.hpp). It and unlink_anon_vmas are called on every VMA free_pgtables visits:
+// both check it is one.
 void vma_start_write(vm_area_struct* vma);
 // unlink_anon_vmas (mm/rmap.c): the anon_vma side is not under test and has no file lock.
 void unlink_anon_vmas(vm_area_struct* vma);

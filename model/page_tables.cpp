@@ -1,21 +1,35 @@
 #include "model/page_tables.hpp"
 
+#include "model/mmu_gather.hpp"
+#include "model/mutants.hpp"
+#include "model/rcu.hpp"
 #include "model/trace_names.hpp"
 
-void mm_pgtables::populate(unsigned long start, unsigned long end, bool hugetlb) {
+// Set-up of every table [start, end) needs, in state `state` (PT_PRESENT or PT_NONE); a slot
+// that is there already keeps its state.
+static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, bool hugetlb, int state) {
   for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
     if (l == PTE_TABLE && hugetlb) continue;
     for (unsigned long a = pt_base(l, start); a < end; a += pt_span(l)) {
-      if (find(l, a)) continue;
-      if (n == MAX_TABLE_PAGES) {
-        std::fprintf(stderr, "model: more than %d table pages in %s\n", MAX_TABLE_PAGES, owner);
+      if (table_page* p = pt->find(l, a)) {
+        if (state == PT_PRESENT && p->ghost_state == PT_NONE) {
+          p->state.store(PT_PRESENT, rl::memory_order_relaxed);
+          p->ghost_state = PT_PRESENT;
+        }
+        continue;
+      }
+      if (pt->n == MAX_TABLE_PAGES) {
+        std::fprintf(stderr, "model: more than %d table pages in %s\n", MAX_TABLE_PAGES, pt->owner);
         std::abort();
       }
-      table_page* p = &pages[n++];
+      table_page* p = &pt->pages[pt->n++];
+      const char* owner = pt->owner;
       p->level = l;
       p->base = a;
-      p->state.store(PT_PRESENT, rl::memory_order_relaxed);
-      p->ghost_state = PT_PRESENT;
+      p->state.store(state, rl::memory_order_relaxed);
+      p->ghost_state = state;
+      p->ghost_page_freed = false;
+      p->generation = 0;
       p->ptes.store(1, rl::memory_order_relaxed);
       // The word is the entry and the table it points to (page_tables.hpp): named by both, and
       // by the table the entry lives in (a PUD table's entry is in the pgd).
@@ -30,6 +44,22 @@ void mm_pgtables::populate(unsigned long start, unsigned long end, bool hugetlb)
   }
 }
 
+void mm_pgtables::populate(unsigned long start, unsigned long end, bool hugetlb) {
+  add_slots(this, start, end, hugetlb, PT_PRESENT);
+}
+
+void mm_pgtables::reserve(unsigned long start, unsigned long end) { add_slots(this, start, end, false, PT_NONE); }
+
+table_page* mm_pgtables::slot(pt_level l, unsigned long addr) {
+  table_page* p = find(l, addr);
+  if (!p) {
+    std::fprintf(stderr, "model: no slot for the %s table of %#lx in %s (reserve it at set-up)\n", pt_level_name(l),
+                 addr, owner);
+    std::abort();
+  }
+  return p;
+}
+
 table_page* mm_pgtables::find(pt_level l, unsigned long addr) {
   for (int i = 0; i < n; i++)
     if (pages[i].level == l && pages[i].base == pt_base(l, addr)) return &pages[i];
@@ -39,6 +69,13 @@ table_page* mm_pgtables::find(pt_level l, unsigned long addr) {
 int mm_pgtables::first_unfreed() const {
   for (int i = 0; i < n; i++)
     if (pages[i].ghost_state == PT_PRESENT) return i;
+  return -1;
+}
+
+int mm_pgtables::first_cleared_not_freed() const {
+  for (int i = 0; i < n; i++)
+    if ((pages[i].ghost_state == PT_FREED || pages[i].ghost_state == PT_RETRACTED) && !pages[i].ghost_page_freed)
+      return i;
   return -1;
 }
 
@@ -57,6 +94,7 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
   p->ghost_state = PT_FREED;
   VM_CHECK(old == PT_PRESENT, "double free", "%s table %#lx of %s freed twice (it was %s)", pt_level_name(l),
            p->base, pt->owner, old == PT_RETRACTED ? "retracted by khugepaged" : "freed by free_pgd_range");
+  tlb_remove_table(p);  // pXX_free_tlb: the page goes on the gather
 }
 
 // A walker reads inside `table`, having read the entry that points to it before: if
@@ -101,4 +139,40 @@ void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, con
     p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
     check_deref(pt, p, who, vma_id);
   }
+}
+
+// A lockless walker reads inside `table` (an entry of it, or a PTE): only the deferral of the
+// table's freeing keeps its page there, so a freed page is a use-after-free.
+static void check_lockless_read(mm_pgtables* pt, table_page* table, const char* who) {
+  if (table->ghost_state != PT_PRESENT && !table->ghost_page_freed) g_lockless_read_of_cleared_table = true;
+  VM_CHECK(!table->ghost_page_freed, "use-after-free",
+           "%s read inside %s table %#lx of %s after its page was freed (its entry was cleared %s)", who,
+           pt_level_name(table->level), table->base, pt->owner,
+           table->ghost_state == PT_RETRACTED ? "by khugepaged" : "by free_pgd_range");
+}
+
+bool gup_fast(mm_pgtables* pt, unsigned long addr) {
+  const char* who = "GUP-fast";
+  const bool irqs_off = !mutant(Mutant::gup_fast_irqs_enabled);
+  if (irqs_off) rcu_read_lock();  // local_irq_save
+  bool pinned = false;
+  table_page* above = nullptr;  // the table the next entry is read in (the pgd is never freed)
+  for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
+    table_page* p = pt->find(l, addr);
+    int entry = p ? p->state.load(rl::memory_order_relaxed) : 0;  // READ_ONCE(*pXdp), pmdp_get_lockless
+    if (above) check_lockless_read(pt, above, who);
+    if (entry != PT_PRESENT) goto out;  // pXd_none: fall back to the slow path, under mmap_lock
+    above = p;
+  }
+  rcu_read_lock();  // gup_fast_pte_range's pte_offset_map(&pmd, addr), on the pmd value read above
+  // gup_fast_pte_range: ptep_get_lockless, try_grab_folio_fast, then the recheck that the pmd
+  // still points to the same table (pmd_val(pmd) != pmd_val(*pmdp): drop the folio, fall back).
+  above->ptes.load(rl::memory_order_relaxed);
+  check_lockless_read(pt, above, who);
+  pinned = above->state.load(rl::memory_order_relaxed) == PT_PRESENT;
+  check_lockless_read(pt, pt->find(PMD_TABLE, addr), who);
+  rcu_read_unlock();  // pte_unmap
+out:
+  if (irqs_off) rcu_read_unlock();  // local_irq_restore
+  return pinned;
 }

@@ -16,9 +16,12 @@
 #include "model/check.hpp"
 #include "model/pgtable.hpp"
 
+// The entry's state. Whether the table's page itself is freed is ghost_page_freed: a cleared
+// table is freed after a grace period (model/mmu_gather.hpp, pte_free_defer).
 enum table_state {
+  PT_NONE = 0,       // never allocated: a slot a page fault may allocate a table into
   PT_PRESENT = 1,    // the entry points to the table
-  PT_FREED = 2,      // free_p*_range cleared the entry and freed the page (no RCU delay)
+  PT_FREED = 2,      // free_p*_range cleared the entry and queued the page on the mmu_gather
   PT_RETRACTED = 3,  // khugepaged cleared the pmd and freed the table with pte_free_defer (RCU)
 };
 
@@ -27,6 +30,12 @@ struct table_page {
   unsigned long base;
   rl::atomic<int> state;
   int ghost_state;  // mirror of state, written in the same step as every store to it
+  // The page itself is freed (back to the page allocator): after the grace period that follows
+  // clearing its entry. A lockless walker reading inside it then is a use-after-free.
+  bool ghost_page_freed;
+  // Which table page the slot holds: a fault allocating a table where one was freed gets a new
+  // page in the same slot, so the gather frees the old page only if the slot still holds it.
+  int generation;
   // The PTEs of a PTE table, as one word: zapping writes the table page (ptep_get_and_clear).
   rl::atomic<int> ptes;
 };
@@ -41,11 +50,18 @@ struct mm_pgtables {
   // Set-up, outside the exploration: allocate every table page [start, end) needs. A hugetlb
   // VMA of 2 MiB pages is mapped by PMD entries and has no PTE tables.
   void populate(unsigned long start, unsigned long end, bool hugetlb);
+  // Set-up: a slot for every table [start, end) needs that is not there yet, its entry none,
+  // for a page fault to allocate (model/fault.hpp).
+  void reserve(unsigned long start, unsigned long end);
   // The table page of this level covering addr, or null (the entry pointing to it is none).
   // The set of pages is fixed at set-up, so this lookup is plain.
   table_page* find(pt_level l, unsigned long addr);
+  // find, for a table the caller knows has a slot (a model error otherwise).
+  table_page* slot(pt_level l, unsigned long addr);
   // check_mm's "non-zero pgtables_bytes" test: every table page of a torn-down mm is freed.
   int first_unfreed() const;
+  // A table whose entry was cleared but whose page was never freed (a gather never finished).
+  int first_cleared_not_freed() const;
 };
 
 // pXd_none_or_clear_bad (include/linux/pgtable.h) and pXd_clear + pXX_free_tlb, for the
@@ -60,5 +76,14 @@ table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vm
 // table for one address, then the PTE. Returns the PTE table, or null where an entry is none.
 // Dereferencing a table that free_pgd_range has freed since its entry was read is a use-after-free.
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id);
+// gup_fast (mm/gup.c) for one address of the calling task's mm: with interrupts off, the
+// lockless descent gup_fast_pgd_range .. gup_fast_pte_range, reading each entry once
+// (READ_ONCE, pmdp_get_lockless), the PTE under pte_offset_map, then the recheck that the pmd
+// did not change (a khugepaged collapse). Nothing but the deferred freeing of tables protects
+// it: reading inside a table page that was freed is a use-after-free. Returns whether it pinned.
+bool gup_fast(mm_pgtables* pt, unsigned long addr);
+// Ghost, per iteration: a lockless walker read inside a table whose entry was already cleared
+// and whose page was still there (the window the deferral protects was reached).
+inline bool g_lockless_read_of_cleared_table = false;
 // zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table.
 void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id);

@@ -6,8 +6,8 @@
 //   bool none_or_clear_bad(PT*, pt_level, unsigned long addr)  pXd_none_or_clear_bad on the entry
 //                                                              that points to the table at addr;
 //   void free_table(PT*, pt_level, unsigned long addr)         pXd_clear + pXX_free_tlb of it.
-// Simplified: no mmu_gather (a freed table is freed at once, which is what a walker that is not
-// stopped by the TLB flush sees), no TLB page-size bookkeeping, no nr_ptes/nr_pmds counters.
+// The store's free_table decides when the page itself is freed (the model checker's: on the
+// mmu_gather, model/mmu_gather.hpp). No TLB page-size bookkeeping, no nr_ptes/nr_pmds counters.
 #pragma once
 #include "model/mutants.hpp"
 

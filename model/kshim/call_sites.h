@@ -162,8 +162,9 @@ inline void kshim_hugetlb_free_pgd_range(struct mmu_gather* tlb, unsigned long a
 }
 
 #ifdef KSHIM_TREE_PGTABLES
-// pte_free_tlb, pmd_free_tlb, pud_free_tlb (include/asm-generic/tlb.h): clear the entry and free
-// the table it points to, in one step (model/kshim/pgtable.h); p4d_free_tlb: folded, nothing.
+// pte_free_tlb, pmd_free_tlb, pud_free_tlb (include/asm-generic/tlb.h): clear the entry and queue
+// the table it points to on the mmu_gather, in one step (model/kshim/pgtable.h); p4d_free_tlb:
+// folded, nothing.
 inline void kshim_free_tlb(pt_level l, unsigned long addr, const char* what, KSHIM_SITE) {
   kshim_row(caller, file, line, "%s: frees %s table %#lx", what, pt_level_name(l), pt_base(l, addr));
   free_table(kshim_tables(), l, addr);

@@ -27,8 +27,9 @@ using model_batch = unlink_vma_file_batch<vm_area_struct>;
 // include/linux/array_size.h, without its __must_be_array check (C++ has no __builtin_types_compatible_p).
 #define ARRAY_SIZE(arr) (sizeof(arr) / sizeof((arr)[0]))
 
-// struct mmu_gather (include/asm-generic/tlb.h): the model frees a table page at once (no TLB
-// batching, model/pgtable.hpp); the gather carries the maple-tree walk, which knows the mm.
+// struct mmu_gather (include/asm-generic/tlb.h): the gather carries the maple-tree walk, which
+// knows the mm; the table pages it queues are the calling task's gather (model/mmu_gather.hpp),
+// started and finished by the model's callers of free_pgtables.
 struct mmu_gather {
   ma_state* mas;
   mm_struct* mm;  // tlb->mm

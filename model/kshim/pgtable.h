@@ -14,9 +14,10 @@
 //
 // Simplified, as model/page_tables.hpp says: the entry and the table page it points to share one
 // state word, so pXd_clear is nothing and pXX_free_tlb clears and frees in one step; a patch that
-// drops a pXd_clear (the entry left pointing to a freed table) is therefore not seen. No
-// mmu_gather batching (a table is freed at once), no nr_ptes/nr_pmds/nr_puds counters (the end
-// of run check is that every table page was freed), no TLB page size.
+// drops a pXd_clear (the entry left pointing to a freed table) is therefore not seen.
+// pXX_free_tlb queues the page on the calling task's mmu_gather (model/mmu_gather.hpp), freed
+// after a grace period at tlb_finish_mmu. No nr_ptes/nr_pmds/nr_puds counters (the end of run
+// check is that every table page was freed), no TLB page size.
 #pragma once
 #include <sys/mman.h>
 #include <cstdio>

@@ -8,6 +8,8 @@
 #include "model/actors.hpp"
 #include "model/mm.hpp"
 #include "model/mm_plain.hpp"
+#include "model/mmu_gather.hpp"
+#include "model/rcu.hpp"
 #include "model/rwsem_abstract.hpp"
 #include "model/rwsem_count.hpp"
 #include "verify/search/scenario_base.hpp"
@@ -53,8 +55,11 @@ struct teardown_world {
   mm_struct mms[2];
   int nmm = 0;
   unsigned linked_at_setup = 0;  // VMA ids in some i_mmap before the threads start
+  rcu_domain rcu;                 // its readers: a scenario with a lockless walker declares them
 
   teardown_world() {
+    mmu_gather_reset();
+    g_lockless_read_of_cleared_table = false;
     for (auto& v : g_vma_by_id) v = nullptr;
     for (auto& n : g_write_locks_by_thread) n = 0;
     for (auto& m : g_exiting_mm) m = nullptr;
@@ -122,6 +127,28 @@ struct teardown_world {
     VM_CHECK(left < 0, "page-table leak", "%s table %#lx of %s was never freed (check_mm: non-zero pgtables_bytes)",
              left < 0 ? "" : pt_level_name(mm->pgtables.pages[left].level),
              left < 0 ? 0UL : mm->pgtables.pages[left].base, mm->name);
+    check_gathered_tables_freed(mm);
+  }
+  // A table no VMA of the tree needs any more is never freed (not at exit either, whose
+  // free_pgd_range calls cover the VMAs' ranges): check_mm's leak, found now.
+  static void check_no_orphan_tables(mm_struct* mm) {
+    const mm_pgtables& pt = mm->pgtables;
+    for (int i = 0; i < pt.n; i++) {
+      const table_page& p = pt.pages[i];
+      if (p.ghost_state != PT_PRESENT) continue;
+      bool needed = false;
+      for (int v = 0; v < mm->nr; v++)
+        needed |= mm->vmas[v]->vm_start < p.base + pt_span(p.level) && p.base < mm->vmas[v]->vm_end;
+      VM_CHECK(needed, "page-table leak", "%s table %#lx of %s is left with no VMA over it", pt_level_name(p.level),
+               p.base, mm->name);
+    }
+  }
+  // Every table whose entry was cleared had its page freed by the end (tlb_finish_mmu ran).
+  static void check_gathered_tables_freed(mm_struct* mm) {
+    int left = mm->pgtables.first_cleared_not_freed();
+    VM_CHECK(left < 0, "page-table leak", "%s table %#lx of %s was cleared but its page never freed",
+             left < 0 ? "" : pt_level_name(mm->pgtables.pages[left].level),
+             left < 0 ? 0UL : mm->pgtables.pages[left].base, mm->name);
   }
   // The file VMAs of `vmas` (an mm, or a munmap's detached tree) were each removed exactly once
   // if they were torn down, else never.
@@ -159,7 +186,15 @@ struct teardown_world {
              (unsigned)mappings[1].i_mmap($), live_b);
   }
   // The explored run's lock round trips, checked against the plain run of the same code.
-  void report_write_locks(int thread) { exploration::stat("write_locks_explored", g_write_locks_by_thread[thread]); }
+  // `others`: the thread's write locks that are not its teardown's (an mmap linking a VMA).
+  void report_write_locks(int thread, int others = 0) {
+    exploration::stat("write_locks_explored", g_write_locks_by_thread[thread] - others);
+  }
+  // Whether some explored run reached the window that deferred table freeing protects (a stat
+  // that stays 1 once set): a scenario whose walker never got there would verify vacuously.
+  void report_lockless_window() {
+    if (g_lockless_read_of_cleared_table) exploration::stat("reached_lockless_read_of_cleared_table", 1);
+  }
 };
 
 // The common shape of a teardown scenario: one process (Derived::kLayout) exits while another
@@ -226,6 +261,7 @@ struct munmap_against : scenario_base<Derived, 2> {
   void after() {
     w.check_removed(&detached, mm);
     w.check_removed(mm, mm, false);  // the VMAs that stay: never removed, their tables kept
+    w.check_gathered_tables_freed(mm);
     unsigned torn = 0;
     for (int i = 0; i < detached.nr; i++) torn |= 1u << detached.vmas[i]->id;
     w.check_trees_after(torn, 0);
