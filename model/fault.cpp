@@ -3,8 +3,11 @@
 #include "model/mmap_lock.hpp"
 #include "model/mutants.hpp"
 
-// find_vma (mm/mmap.c): the first VMA of the tree that ends above addr, or null.
+// find_vma (mm/mmap.c): the first VMA of the tree that ends above addr, or null. Under
+// mmap_lock, or under RCU (mas_walk): the read of the tree is instrumented either way, so that
+// a change made without the lock the reader relies on is a race the reduced search sees.
 static vm_area_struct* find_vma(mm_struct* mm, unsigned long addr) {
+  mm->mt_seq.load(rl::memory_order_acquire);  // the tree's nodes, published with rcu_assign_pointer
   for (int i = 0; i < mm->nr; i++)
     if (mm->vmas[i]->vm_end > addr) return mm->vmas[i];
   return nullptr;
@@ -63,7 +66,6 @@ void install_pte(vm_area_struct* vma, unsigned long addr, const char* who) {
 
 // mas_walk (lib/maple_tree.c) under RCU: the VMA of the tree containing addr, or null.
 static vm_area_struct* mas_walk(mm_struct* mm, unsigned long addr) {
-  mm->mt_seq.load(rl::memory_order_acquire);  // the tree's nodes, published with rcu_assign_pointer
   vm_area_struct* vma = find_vma(mm, addr);
   return vma && vma->vm_start <= addr ? vma : nullptr;
 }

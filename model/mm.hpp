@@ -82,8 +82,9 @@ struct mm_struct {
   vm_area_struct* vmas[MAX_VMAS];
   int nr = 0, mt_entries = 0;
   // Advanced by every change to the tree after set-up (vma_iter_store, vma_iter_clear_gfp), in
-  // the step that makes the change, and read by the lockless walk of the tree (mas_walk under
-  // RCU), so that the search sees the two race.
+  // the step that makes the change, and read by every lookup (find_vma, and mas_walk under RCU)
+  // in the step that reads the tree, so that the search sees a lookup and a change race even
+  // where a bug lets them run under no common lock.
   rl::atomic<int> mt_seq;
   mm_pgtables pgtables;
   bool exiting = false;  // mm_users has dropped to 0 (hpage_collapse_test_exit)
