@@ -4,23 +4,15 @@
 #include "tests/scenario_run.hpp"
 
 TEST(DeferredFreeing, GupFastReadsInsideTablesMunmapClearedBeforeTheirPagesAreFreed) {
-  RunResult r = run_named("munmap_vs_gup_fast");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_lockless_read_of_cleared_table"], 1);
+  expect_verified_reaching("munmap_vs_gup_fast", {"reached_lockless_read_of_cleared_table"});
 }
 
 TEST(DeferredFreeing, GupFastReadsInsideATableKhugepagedRetractedBeforeItsPageIsFreed) {
-  RunResult r = run_named("gup_fast_vs_khugepaged");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_lockless_read_of_cleared_table"], 1);
+  expect_verified_reaching("gup_fast_vs_khugepaged", {"reached_lockless_read_of_cleared_table"});
 }
 
 TEST(DeferredFreeing, AnyTablePageFreedBeforeTheGracePeriodIsAUseAfterFreeUnderGupFast) {
-  for (const char* m : {"table_freed_before_flush", "gup_fast_irqs_enabled"}) {
-    RunResult r = run_named("munmap_vs_gup_fast", m);
-    EXPECT_EQ(r.result, "counterexample") << m;
-    EXPECT_EQ(r.kind, "use-after-free") << m << ": " << r.message;
-  }
-  RunResult r = run_named("gup_fast_vs_khugepaged", "retract_pte_free_at_once");
-  EXPECT_EQ(r.kind, "use-after-free") << r.message;
+  expect_caught_as("munmap_vs_gup_fast", "table_freed_before_flush", "use-after-free");
+  expect_caught_as("munmap_vs_gup_fast", "gup_fast_irqs_enabled", "use-after-free");
+  expect_caught_as("gup_fast_vs_khugepaged", "retract_pte_free_at_once", "use-after-free");
 }

@@ -5,27 +5,19 @@
 #include "tests/scenario_run.hpp"
 
 TEST(StackFault, LandsInTheMappingBeforeMunmapOrAllocatesTheFreedTableAgainAfter) {
-  RunResult r = run_named("munmap_vs_stack_fault");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_fault_in_the_mapping_before_munmap"], 1);
-  EXPECT_EQ(r.stats["reached_stack_grew_into_a_table_allocated_again"], 1);
+  expect_verified_reaching("munmap_vs_stack_fault", {"reached_fault_in_the_mapping_before_munmap",
+                                                     "reached_stack_grew_into_a_table_allocated_again"});
 }
 
 TEST(StackFault, GrowingTheStackUnderTheReadLockRacesWithMunmapsFree) {
-  RunResult r = run_named("munmap_vs_stack_fault", "stack_expanded_under_read_lock");
-  EXPECT_EQ(r.result, "counterexample");
-  EXPECT_EQ(r.kind, "use-after-free") << r.message;
+  expect_caught_as("munmap_vs_stack_fault", "stack_expanded_under_read_lock", "use-after-free");
 }
 
 TEST(VmaLockedFault, FinishesBeforeMunmapOrFallsBackAndFindsNoVma) {
-  RunResult r = run_named("munmap_vs_vma_locked_fault");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_fault_before_munmap"], 1);
-  EXPECT_EQ(r.stats["reached_fault_after_munmap_failed"], 1);
+  expect_verified_reaching("munmap_vs_vma_locked_fault",
+                           {"reached_fault_before_munmap", "reached_fault_after_munmap_failed"});
 }
 
 TEST(VmaLockedFault, MunmapThatDoesNotWriteLockTheVmaRacesWithTheFault) {
-  RunResult r = run_named("munmap_vs_vma_locked_fault", "munmap_gathers_without_vma_start_write");
-  EXPECT_EQ(r.result, "counterexample");
-  EXPECT_EQ(r.kind, "page-table leak") << r.message;
+  expect_caught_as("munmap_vs_vma_locked_fault", "munmap_gathers_without_vma_start_write", "page-table leak");
 }

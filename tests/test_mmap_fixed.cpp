@@ -4,25 +4,17 @@
 #include "tests/scenario_run.hpp"
 
 TEST(MmapFixed, TheNewMappingsDriverFillsTheTablesTheOldMappingFreed) {
-  RunResult r = run_named("mmap_fixed_vs_truncate");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_table_allocated_again"], 1);
+  expect_verified_reaching("mmap_fixed_vs_truncate", {"reached_table_allocated_again"});
 }
 
 TEST(MmapFixed, ADriverThatFailsAfterFillingTheTablesLeavesAGap) {
-  RunResult r = run_named("mmap_fixed_error_vs_truncate");
-  EXPECT_EQ(r.result, "verified") << r.kind << ": " << r.message;
-  EXPECT_EQ(r.stats["reached_table_allocated_again"], 1);
+  expect_verified_reaching("mmap_fixed_error_vs_truncate", {"reached_table_allocated_again"});
 }
 
 TEST(MmapFixed, FreeingTheOldTablesAfterTheDriverFilledThemLosesTheNewMappingsTables) {
-  RunResult r = run_named("mmap_fixed_vs_truncate", "mmap_clears_ptes_after_mmap_file");
-  EXPECT_EQ(r.result, "counterexample");
-  EXPECT_EQ(r.kind, "page tables") << r.message;
+  expect_caught_as("mmap_fixed_vs_truncate", "mmap_clears_ptes_after_mmap_file", "page tables");
 }
 
 TEST(MmapFixed, PuttingTheClearedOldMappingBackOnFailureIsCaught) {
-  RunResult r = run_named("mmap_fixed_error_vs_truncate", "mmap_abort_reattaches_cleared_vmas");
-  EXPECT_EQ(r.result, "counterexample");
-  EXPECT_EQ(r.kind, "exactly once") << r.message;
+  expect_caught_as("mmap_fixed_error_vs_truncate", "mmap_abort_reattaches_cleared_vmas", "exactly once");
 }
