@@ -39,8 +39,10 @@ void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) 
   }
   i_mmap_assert_read_locked(mapping, who);
   // rmap_one, e.g. folio_referenced_one: page_vma_mapped_walk down to the PTE table.
-  vma_interval_tree_foreach(mapping, pgoff, pgoff,
-                            [&](vm_area_struct* v) { walk_to_pte_table(vma_pgtables(v), vma_address(v, pgoff), who, v->id); });
+  vma_interval_tree_foreach(mapping, pgoff, pgoff, [&](vm_area_struct* v) {
+    g_rmap_walker_met |= 1u << v->id;
+    walk_to_pte_table(vma_pgtables(v), vma_address(v, pgoff), who, v->id);
+  });
   if (mapping->i_mmap_rwsem->held_read_by_current()) i_mmap_unlock_read(mapping);
 }
 
@@ -233,4 +235,32 @@ void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, boo
   // becomes a gap, and vms_complete_munmap_vmas frees them.
   if (clear_ptes || mutant(Mutant::mmap_abort_reattaches_cleared_vmas)) return;  // reattach_vmas
   vma_iter_store_range(mm, first, count, nullptr);
+}
+
+void dup_mmap_fails(mm_struct* child, mm_struct* parent, vm_area_struct* const* copies, int fail_at) {
+  LOG_TASK("fork (dup_mmap), failing");
+  // __mt_dup: the child's tree holds the parent's VMAs; nobody else sees the child yet.
+  for (int i = 0; i < parent->nr; i++) child->vmas[i] = parent->vmas[i];
+  child->nr = 0;
+  child->mt_entries = parent->nr;
+  for (int i = 0; i < parent->nr; i++) {
+    vm_area_struct* tmp = copies[i];
+    child->vmas[i] = tmp;  // vma_iter_bulk_store
+    child->nr = i + 1;
+    vma_link_file(tmp);  // vma_interval_tree_insert_after, under i_mmap_lock_write
+    // copy_page_range: the first PTE of each 2 MiB; the failing copy stops after its first.
+    for (unsigned long a = tmp->vm_start; a < tmp->vm_end; a = pt_addr_end(a, tmp->vm_end, PMD_SIZE)) {
+      install_pte(tmp, a, "fork (copy_page_range)");
+      if (i == fail_at) break;
+    }
+    if (i == fail_at) {
+      // mpnt = vma_next: the marker goes where the next parent VMA is, so the failed copy, in
+      // the tree and in i_mmap with some of its tables, is torn down with the others.
+      int marked = mutant(Mutant::dup_mmap_marks_the_failed_copy) ? i : i + 1;
+      if (marked < parent->nr) child->vmas[marked] = &g_xa_zero_entry;
+      if (marked == i) child->nr = i;
+      break;
+    }
+  }
+  exit_mmap(child);  // copy_mm fails: mmput
 }

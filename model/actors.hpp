@@ -4,6 +4,9 @@
 #pragma once
 #include "model/mm.hpp"
 
+// Ghost, per iteration: the VMAs (by id) an rmap walker met in i_mmap.
+inline unsigned g_rmap_walker_met = 0;
+
 // Every page offset of the file: a walk over the whole of i_mmap (truncation of the file).
 constexpr unsigned long ALL_PGOFFS = ~0UL;
 
@@ -38,6 +41,16 @@ void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area
 // mmap_write_downgrade, vms_clear_ptes (free_pgtables between unmap_start and unmap_end;
 // unmap_vmas left out), mmap_read_unlock.
 void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached);
+
+// dup_mmap (kernel/fork.c, v6.12) of parent into child, failing in copy_page_range of the VMA
+// parent->vmas[fail_at] after filling its first PTE table: __mt_dup copies the parent's tree
+// (the child's holds the parent's VMAs until each is replaced by its copy), then for each VMA
+// the copy copies[i] (vm_area_dup, prepared at set-up) replaces it (vma_iter_bulk_store), is
+// linked into its file's i_mmap after the parent's (vma_interval_tree_insert_after, under
+// i_mmap_lock_write) and gets its page tables (copy_page_range: one PTE per 2 MiB). On the
+// failure, XA_ZERO_ENTRY marks the VMA after the failed copy; then the child is torn down
+// (copy_mm's mmput: exit_mmap), which must stop at the marker.
+void dup_mmap_fails(mm_struct* child, mm_struct* parent, vm_area_struct* const* copies, int fail_at);
 
 // __mmap_region (mm/mmap.c, v6.12) of the new VMA `vma` with MAP_FIXED over mm->vmas[first,
 // first + count), the mmap lock held for write throughout: vms_gather_munmap_vmas (the old VMAs

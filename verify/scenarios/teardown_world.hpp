@@ -60,6 +60,7 @@ struct teardown_world {
   teardown_world() {
     mmu_gather_reset();
     g_lockless_read_of_cleared_table = false;
+    g_rmap_walker_met = 0;
     for (auto& v : g_vma_by_id) v = nullptr;
     for (auto& n : g_write_locks_by_thread) n = 0;
     for (auto& m : g_exiting_mm) m = nullptr;
@@ -69,8 +70,10 @@ struct teardown_world {
     for (int i = 0; i < n; i++) files[i] = file{f[i].name, &mappings[f[i].mapping], i + 1};
   }
 
-  // A VMA of `owner` whose page tables exist (populated at set-up, as faults or the driver did).
-  vm_area_struct* new_vma(const layout_vma& l, mm_struct* owner, unsigned long file_base = 0) {
+  // A VMA of `owner` whose page tables exist (populated at set-up, as faults or the driver did),
+  // or, with tables_exist false, whose tables are still to be allocated (slots reserved).
+  vm_area_struct* new_vma(const layout_vma& l, mm_struct* owner, unsigned long file_base = 0,
+                          bool tables_exist = true) {
     vm_area_struct* v = &vma_pool[nvma];
     v->id = nvma++;
     v->vm_start = l.start;
@@ -83,7 +86,9 @@ struct teardown_world {
     v->vm_mm = owner;
     g_vma_by_id[v->id] = v;
     owner->pgtables.owner = owner->name;
-    if (l.sparse) {
+    if (!tables_exist) {
+      owner->pgtables.reserve(l.start, l.end);
+    } else if (l.sparse) {
       owner->pgtables.populate(l.start, l.start + PAGE_SIZE, l.hugetlb);
       owner->pgtables.populate(l.end - PAGE_SIZE, l.end, l.hugetlb);
     } else {

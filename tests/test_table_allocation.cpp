@@ -1,7 +1,8 @@
-// Page faults racing with munmap's freeing of page tables. One that grows the stack into the
-// range must wait for munmap's mmap_lock (v6.5 on), landing either in the old mapping before
-// munmap or in a table it allocates again after; growing under the read lock races with the
-// free. One inside the range under the per-VMA lock is kept out by vma_start_write.
+// Page tables allocated while others are freed. A fault that grows the stack into a range
+// munmap frees must wait for munmap's mmap_lock (v6.5 on), landing either in the old mapping
+// before munmap or in a table it allocates again after; growing under the read lock races with
+// the free. A fault inside the range under the per-VMA lock is kept out by vma_start_write. A
+// failing fork's copies, linked and filled while an rmap walker runs, are all torn down.
 #include "tests/scenario_run.hpp"
 
 TEST(StackFault, LandsInTheMappingBeforeMunmapOrAllocatesTheFreedTableAgainAfter) {
@@ -20,4 +21,10 @@ TEST(VmaLockedFault, FinishesBeforeMunmapOrFallsBackAndFindsNoVma) {
 
 TEST(VmaLockedFault, MunmapThatDoesNotWriteLockTheVmaRacesWithTheFault) {
   expect_caught_as("munmap_vs_vma_locked_fault", "munmap_gathers_without_vma_start_write", "page-table leak");
+}
+
+TEST(FailedFork, TheChildsExitTearsDownEveryCopyLinkedUpToTheMarker) {
+  expect_verified_reaching("fork_fails_vs_rmap_walk", {"reached_walker_met_a_copy"});
+  expect_caught_as("fork_fails_vs_rmap_walk", "dup_mmap_marks_the_failed_copy", "exactly once");
+  expect_caught_as("fork_fails_vs_rmap_walk", "xa_is_zero_ignored", "bad pointer");
 }
