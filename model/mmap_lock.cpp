@@ -60,7 +60,6 @@ int mm_lock_seq_of_writer(mmap_lock_t* l) {
   return l->mm_lock_seq.load(rl::memory_order_relaxed);
 }
 
-bool mmap_write_locked_by_current(const mmap_lock_t* l) { return l->ghost_writer == (int)rl::thread_index(); }
 
 vma_lock_t::vma_lock_t(const char* vma_name) {
   lock.init(true, false, false, false, RL_INFO);

@@ -53,7 +53,5 @@ void mmap_read_unlock(mmap_lock_t* l);
 void mmap_write_lock(mmap_lock_t* l);
 void mmap_write_unlock(mmap_lock_t* l);
 void mmap_write_downgrade(mmap_lock_t* l);
-// Whether the calling task holds it for write (mmap_assert_write_locked).
-bool mmap_write_locked_by_current(const mmap_lock_t* l);
 // mm->mm_lock_seq as its writer reads it; the caller must hold the lock for write (checked).
 int mm_lock_seq_of_writer(mmap_lock_t* l);
