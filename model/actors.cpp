@@ -103,17 +103,24 @@ static void mapping_unmap_writable(address_space* mapping) {
   mapping->ghost_map_writable_holds--;
 }
 
+// What every caller of free_pgtables here does around it: the VMAs of *detached (a detached
+// tree, or the mm's own from a VMA on) between floor and ceiling, inside an mmu_gather.
+static void free_detached_pgtables(mm_struct* mm, mm_struct* detached, unsigned long floor, unsigned long ceiling,
+                                   bool mm_wr_locked) {
+  g_exiting_mm[rl::thread_index()] = detached;
+  ma_state mas{mm, detached->vmas, detached->mt_entries};
+  tlb_gather_mmu();
+  teardown_free_pgtables(&mas, detached->vmas[0], floor, ceiling, mm_wr_locked);
+  tlb_finish_mmu();
+}
+
 // unmap_region (mm/mmap.c, v6.11) for the VMAs of *detached (munmap's detached tree, or the
 // mm's tree from the failed VMA on), unmap_vmas left out.
 static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area_struct* next,
                          bool mm_wr_locked) {
-  g_exiting_mm[rl::thread_index()] = detached;
-  ma_state mas{mm, detached->vmas, detached->mt_entries};
   unsigned long floor = prev && !mutant(Mutant::unmap_region_floor_first_user) ? prev->vm_end : FIRST_USER_ADDRESS;
   unsigned long ceiling = next && !mutant(Mutant::unmap_region_ceiling_top) ? next->vm_start : USER_PGTABLES_CEILING;
-  tlb_gather_mmu();
-  teardown_free_pgtables(&mas, detached->vmas[0], floor, ceiling, mm_wr_locked);
-  tlb_finish_mmu();
+  free_detached_pgtables(mm, detached, floor, ceiling, mm_wr_locked);
 }
 
 void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next, bool call_mmap_fails,
@@ -161,15 +168,22 @@ static void vma_iter_store_range(mm_struct* mm, int first, int count, vm_area_st
   mm->mt_entries = mm->nr;
 }
 
-void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached) {
-  LOG_TASK("munmap (do_vmi_align_munmap)");
-  mmap_write_lock(mm->mmap_lock);
-  // vms_gather_munmap_vmas: the VMAs are read under the write lock, so a stack that grew
-  // before is seen with its new start.
-  vm_area_struct* prev = first > 0 ? mm->vmas[first - 1] : nullptr;
-  vm_area_struct* next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
-  unsigned long unmap_start = prev ? prev->vm_end : FIRST_USER_ADDRESS;
-  unsigned long unmap_end = next ? next->vm_start : USER_PGTABLES_CEILING;
+// struct vma_munmap_struct (mm/vma.h), the part the model uses.
+struct vma_munmap_struct {
+  vm_area_struct *prev, *next;
+  unsigned long unmap_start, unmap_end;
+};
+
+// vms_gather_munmap_vmas (mm/vma.c, v6.12), under mmap_lock held for write: mm->vmas[first,
+// first + count) into *detached (they stay in the mm's tree), each write-locked and marked
+// detached where it has a per-VMA lock; prev and next, and the floor and ceiling they give.
+// Read under the write lock, so a stack that grew before is seen with its new start.
+static vma_munmap_struct vms_gather_munmap_vmas(mm_struct* mm, int first, int count, mm_struct* detached) {
+  vma_munmap_struct vms;
+  vms.prev = first > 0 ? mm->vmas[first - 1] : nullptr;
+  vms.next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
+  vms.unmap_start = vms.prev ? vms.prev->vm_end : FIRST_USER_ADDRESS;
+  vms.unmap_end = vms.next ? vms.next->vm_start : USER_PGTABLES_CEILING;
   for (int i = 0; i < count; i++) {
     vm_area_struct* v = mm->vmas[first + i];
     if (v->vm_lock) {
@@ -181,35 +195,28 @@ void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detache
     detached->vmas[detached->nr++] = v;
   }
   detached->mt_entries = detached->nr;
+  return vms;
+}
+
+void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached) {
+  LOG_TASK("munmap (do_vmi_align_munmap)");
+  mmap_write_lock(mm->mmap_lock);
+  vma_munmap_struct vms = vms_gather_munmap_vmas(mm, first, count, detached);
   vma_iter_store_range(mm, first, count, nullptr);  // vma_iter_clear_gfp: the range leaves the tree
   // vms_complete_munmap_vmas
   mmap_write_downgrade(mm->mmap_lock);
-  g_exiting_mm[rl::thread_index()] = detached;
-  ma_state mas{mm, detached->vmas, detached->mt_entries};
-  tlb_gather_mmu();  // vms_clear_ptes
-  teardown_free_pgtables(&mas, detached->vmas[0], unmap_start, unmap_end, false);
-  tlb_finish_mmu();
+  free_detached_pgtables(mm, detached, vms.unmap_start, vms.unmap_end, false);  // vms_clear_ptes
   mmap_read_unlock(mm->mmap_lock);
 }
 
 void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
                    mm_struct* detached, mm_struct* undo) {
   LOG_TASK("mmap MAP_FIXED (__mmap_region)");
-  // vms_gather_munmap_vmas
-  vm_area_struct* prev = first > 0 ? mm->vmas[first - 1] : nullptr;
-  vm_area_struct* next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
-  unsigned long unmap_start = prev ? prev->vm_end : FIRST_USER_ADDRESS;
-  unsigned long unmap_end = next ? next->vm_start : USER_PGTABLES_CEILING;
-  for (int i = 0; i < count; i++) detached->vmas[detached->nr++] = mm->vmas[first + i];
-  detached->mt_entries = detached->nr;
+  vma_munmap_struct vms = vms_gather_munmap_vmas(mm, first, count, detached);
   bool clear_ptes = true;
   auto vms_clear_ptes = [&] {
     if (!clear_ptes) return;
-    g_exiting_mm[rl::thread_index()] = detached;
-    ma_state mas{mm, detached->vmas, detached->mt_entries};
-    tlb_gather_mmu();
-    teardown_free_pgtables(&mas, detached->vmas[0], unmap_start, unmap_end, true);
-    tlb_finish_mmu();
+    free_detached_pgtables(mm, detached, vms.unmap_start, vms.unmap_end, true);
     clear_ptes = false;
   };
   // vms_clean_up_area: before the driver's mmap can fill the range's tables again.
@@ -228,9 +235,9 @@ void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, boo
   vma->vm_file = nullptr;
   undo->vmas[0] = vma;
   undo->nr = 1;
-  undo->vmas[1] = next;
-  undo->mt_entries = 1 + (next != nullptr);
-  unmap_region(mm, undo, prev, next, true);
+  undo->vmas[1] = vms.next;
+  undo->mt_entries = 1 + (vms.next != nullptr);
+  unmap_region(mm, undo, vms.prev, vms.next, true);
   // vms_abort_munmap_vmas: old VMAs whose tables were cleared cannot come back: the range
   // becomes a gap, and vms_complete_munmap_vmas frees them.
   if (clear_ptes || mutant(Mutant::mmap_abort_reattaches_cleared_vmas)) return;  // reattach_vmas
