@@ -6,19 +6,6 @@
 #include "model/mmu_gather.hpp"
 #include "model/rcu.hpp"
 
-// vma_interval_tree_foreach over [first, last] (mm/interval_tree.c): the VMAs of the tree, in id
-// order (the model's tree is a set), that map some page offset in the range.
-template <class Fn>
-static void vma_interval_tree_foreach(address_space* mapping, unsigned long first, unsigned long last, Fn fn) {
-  unsigned tree = mapping->i_mmap($);
-  for (int i = 0; i < MAX_VMAS; i++) {
-    if (!(tree >> i & 1)) continue;
-    vm_area_struct* v = g_vma_by_id[i];
-    unsigned long v_last = v->vm_pgoff + ((v->vm_end - v->vm_start) >> PAGE_SHIFT) - 1;
-    if (v->vm_pgoff <= last && first <= v_last) fn(v);
-  }
-}
-
 // Every reader of i_mmap holds the mapping's i_mmap_rwsem (lockdep's i_mmap_assert_locked).
 static void i_mmap_assert_read_locked(address_space* mapping, const char* who) {
   VM_CHECK(mapping->i_mmap_rwsem->held_read_by_current(), "lock not held", "%s reads i_mmap of %s without its read lock",
@@ -71,17 +58,28 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
     table_page* pte_table = descend(&mm->pgtables, addr, who, v->id);
     if (!pte_table) return;
     if (mm->exiting) return;  // hpage_collapse_test_exit
-    // pmd_lock, pmdp_collapse_flush, pte_free_defer. The kernel's clear is under the pmd lock,
-    // which free_pgtables does not take: what keeps them apart is that teardown hides the VMA
-    // from i_mmap first. The exchange tells a table freed by the other side in between.
+    // pmd_lock, then the PTE table's lock (where the world models them), pmdp_collapse_flush,
+    // pte_free_defer. free_pgtables takes neither lock: what keeps it apart is that teardown
+    // hides the VMA from i_mmap first. The exchange tells a table freed by the other side.
+    table_page* pmd_table = mm->pgtables.find(PMD_TABLE, addr);
+    if (mm->pgtables.ptlocks) {
+      ptlock_lock(&mm->pgtables, pmd_table, who);
+      ptlock_lock(&mm->pgtables, pte_table, who);
+    }
     int old = pte_table->state.exchange(PT_RETRACTED, rl::memory_order_relaxed);
     pte_table->ghost_state = PT_RETRACTED;
     VM_CHECK(old == PT_PRESENT, "double free", "%s retracted PTE table %#lx of %s (vma %d) that %s", who,
              pte_table->base, mm->name, v->id, old == PT_FREED ? "free_pgd_range freed" : "was already retracted");
+    if (mm->pgtables.ptlocks) {
+      ptlock_unlock(pte_table);
+      ptlock_unlock(pmd_table);
+    }
     // pte_free_defer: the page is freed by an RCU callback, after a grace period; pte_free would
-    // free it at once under a lockless walker that read the pmd just before.
+    // free it at once under a lockless walker that read the pmd just before. A fault may have
+    // put a new table page in the slot meanwhile: that one stays.
+    int generation = pte_table->generation;
     if (!mutant(Mutant::retract_pte_free_at_once)) synchronize_rcu();
-    pte_table->ghost_page_freed = true;
+    if (pte_table->generation == generation) pte_table->ghost_page_freed = true;
   });
   if (!mutant(Mutant::khugepaged_without_read_lock)) i_mmap_unlock_read(mapping);
 }

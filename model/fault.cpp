@@ -51,11 +51,7 @@ void install_pte(vm_area_struct* vma, unsigned long addr, const char* who) {
     if (entry != PT_PRESENT) {
       // __pXd_alloc: a new table page; under the page-table lock, if the entry is still none,
       // populate it (smp_wmb, then the store); else free the new page.
-      if (p->state.compare_exchange_strong(entry, PT_PRESENT, rl::memory_order_release)) {
-        p->ghost_state = PT_PRESENT;
-        p->ghost_page_freed = false;
-        p->generation++;
-      }
+      pt_populate_new(p, entry);
       if (above) check_fault_deref(pt, above, vma, who);
     }
     above = p;

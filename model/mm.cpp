@@ -1,5 +1,6 @@
 #include "model/mm.hpp"
 
+#include "model/hugetlb.hpp"
 #include "model/mmap_lock.hpp"
 #include "model/mmu_gather.hpp"
 
@@ -220,6 +221,10 @@ void exit_mmap(mm_struct* mm) {
   if (mm->mt_entries == 0 || xa_is_zero(mm->vmas[0])) return;
   ma_state mas{mm, mm->vmas, mm->mt_entries};
   tlb_gather_mmu();  // tlb_gather_mmu_fullmm
+  // unmap_vmas: of the zap, only a hugetlb VMA's PMD sharing is modelled (model/hugetlb.hpp);
+  // a VMA without a vma_lock has nothing modelled there.
+  for (int i = 0; i < mm->mt_entries && !xa_is_zero(mm->vmas[i]); i++)
+    if (mm->vmas[i]->vm_private_data) unmap_hugetlb_vma_final(mm->vmas[i]);
   teardown_free_pgtables(&mas, mm->vmas[0], FIRST_USER_ADDRESS, USER_PGTABLES_CEILING, true);
   tlb_finish_mmu();
 }

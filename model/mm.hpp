@@ -45,6 +45,7 @@ struct file {
 
 struct mm_struct;
 struct vma_lock_t;
+struct hugetlb_vma_lock;
 
 struct vm_area_struct {
   int id = -1;  // index in the scenario's VMA table; traces say "vma N"
@@ -57,6 +58,9 @@ struct vm_area_struct {
   bool growsdown = false;        // VM_GROWSDOWN: a stack, which a fault below it may grow
   // Its per-VMA lock, in the scenarios where a fault takes it (else null: nothing reads it).
   vma_lock_t* vm_lock = nullptr;
+  // A shareable hugetlb VMA's hugetlb vma_lock (vm_private_data), in the scenarios where its PMD
+  // table may be shared (model/hugetlb.hpp; else null: no sharing, no hugetlb zap modelled).
+  hugetlb_vma_lock* vm_private_data = nullptr;
   mm_struct* vm_mm = nullptr;
 };
 
@@ -102,6 +106,19 @@ struct mm_struct {
 inline bool vma_is_shared_maywrite(const vm_area_struct* v) { return v->shared_maywrite; }
 // is_vm_hugetlb_page (include/linux/hugetlb_inline.h)
 inline bool is_vm_hugetlb_page(const vm_area_struct* v) { return v->hugetlb; }
+
+// vma_interval_tree_foreach over [first, last] (mm/interval_tree.c): the VMAs of the tree, in id
+// order (the model's tree is a set), that map some page offset in the range.
+template <class Fn>
+inline void vma_interval_tree_foreach(address_space* mapping, unsigned long first, unsigned long last, Fn fn) {
+  unsigned tree = mapping->i_mmap($);
+  for (int i = 0; i < MAX_VMAS; i++) {
+    if (!(tree >> i & 1)) continue;
+    vm_area_struct* v = g_vma_by_id[i];
+    unsigned long v_last = v->vm_pgoff + ((v->vm_end - v->vm_start) >> PAGE_SHIFT) - 1;
+    if (v->vm_pgoff <= last && first <= v_last) fn(v);
+  }
+}
 
 // Ghost count of i_mmap_lock_write per thread, for the lock-acquisition figures, and the mm
 // each thread is tearing down (so that the batch's ghost hook knows whose batch it is).

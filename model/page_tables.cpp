@@ -1,5 +1,6 @@
 #include "model/page_tables.hpp"
 
+#include "model/lockdep.hpp"
 #include "model/mmu_gather.hpp"
 #include "model/mutants.hpp"
 #include "model/rcu.hpp"
@@ -15,6 +16,7 @@ static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, b
         if (state == PT_PRESENT && p->ghost_state == PT_NONE) {
           p->state.store(PT_PRESENT, rl::memory_order_relaxed);
           p->ghost_state = PT_PRESENT;
+          p->ghost_users = 1;
         }
         continue;
       }
@@ -31,6 +33,15 @@ static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, b
       p->ghost_page_freed = false;
       p->generation = 0;
       p->ptes.store(1, rl::memory_order_relaxed);
+      p->shared = nullptr;
+      p->pmd_pts.store(0, rl::memory_order_relaxed);
+      p->ghost_users = state == PT_PRESENT;
+      p->ptl_live = pt->ptlocks;
+      if (p->ptl_live) {
+        p->ptl.init(false, false, false, false, RL_INFO);
+        trace_name(relacy_impl_address(&p->ptl), "%s lock of %s table %#lx of %s",
+                   l == PTE_TABLE ? "PTE" : "pmd_lock: PMD", pt_level_name(l), a, owner);
+      }
       // The word is the entry and the table it points to (page_tables.hpp): named by both, and
       // by the table the entry lives in (a PUD table's entry is in the pgd).
       if (l == PUD_TABLE)
@@ -39,6 +50,7 @@ static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, b
         trace_name(&p->state, "%s entry -> %s table %#lx (in %s table %#lx) of %s", l == PMD_TABLE ? "pud" : "pmd",
                    pt_level_name(l), a, pt_level_name(pt_level(l - 1)), pt_base(pt_level(l - 1), a), owner);
       trace_name(&p->ptes, "PTEs in table %#lx of %s", a, owner);
+      trace_name(&p->pmd_pts, "pt_share_count of PMD table %#lx of %s", a, owner);
       if (a + pt_span(l) == 0) break;  // the top of the address space
     }
   }
@@ -48,7 +60,14 @@ void mm_pgtables::populate(unsigned long start, unsigned long end, bool hugetlb)
   add_slots(this, start, end, hugetlb, PT_PRESENT);
 }
 
-void mm_pgtables::reserve(unsigned long start, unsigned long end) { add_slots(this, start, end, false, PT_NONE); }
+void mm_pgtables::reserve(unsigned long start, unsigned long end, bool hugetlb) {
+  add_slots(this, start, end, hugetlb, PT_NONE);
+}
+
+mm_pgtables::~mm_pgtables() {
+  for (int i = 0; i < n; i++)
+    if (pages[i].ptl_live) pages[i].ptl.deinit(RL_INFO);
+}
 
 table_page* mm_pgtables::slot(pt_level l, unsigned long addr) {
   table_page* p = find(l, addr);
@@ -74,7 +93,7 @@ int mm_pgtables::first_unfreed() const {
 
 int mm_pgtables::first_cleared_not_freed() const {
   for (int i = 0; i < n; i++)
-    if ((pages[i].ghost_state == PT_FREED || pages[i].ghost_state == PT_RETRACTED) && !pages[i].ghost_page_freed)
+    if ((pages[i].ghost_state == PT_FREED || pages[i].ghost_state == PT_RETRACTED) && !page_of(&pages[i])->ghost_page_freed)
       return i;
   return -1;
 }
@@ -94,7 +113,12 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
   p->ghost_state = PT_FREED;
   VM_CHECK(old == PT_PRESENT, "double free", "%s table %#lx of %s freed twice (it was %s)", pt_level_name(l),
            p->base, pt->owner, old == PT_RETRACTED ? "retracted by khugepaged" : "freed by free_pgd_range");
-  tlb_remove_table(p);  // pXX_free_tlb: the page goes on the gather
+  table_page* page = page_of(p);
+  VM_CHECK(page->ghost_users == 1, "use-after-free",
+           "%s freed PMD table %#lx%s while %d other process(es) still map it (huge_pmd_unshare missed)", pt->owner,
+           page->base, page == p ? "" : ", which it shares,", page->ghost_users - 1);
+  page->ghost_users--;
+  tlb_remove_table(page);  // pXX_free_tlb: the page goes on the gather
 }
 
 // A walker reads inside `table`, having read the entry that points to it before: if
@@ -102,7 +126,7 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
 // mirror, taken in the same step as the walker's next instrumented read (the entry below, or a
 // PTE), so each level costs one scheduling point and the window is still explored.
 static void check_deref(mm_pgtables* pt, table_page* table, const char* who, int vma_id) {
-  VM_CHECK(table->ghost_state != PT_FREED, "use-after-free",
+  VM_CHECK(table->ghost_state != PT_FREED && page_of(table)->ghost_state != PT_FREED, "use-after-free",
            "%s dereferenced %s table %#lx of %s (for vma %d) after free_pgd_range freed it", who,
            pt_level_name(table->level), table->base, pt->owner, vma_id);
 }
@@ -111,8 +135,13 @@ static void check_deref(mm_pgtables* pt, table_page* table, const char* who, int
 // A table retracted by khugepaged is safe to look at: pte_free_defer frees it after an RCU
 // grace period and pte_offset_map_lock rechecks the pmd; only free_pgd_range's free is not.
 table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
+  return descend_to(pt, addr, PTE_TABLE, who, vma_id);
+}
+
+table_page* descend_to(mm_pgtables* pt, unsigned long addr, pt_level last, const char* who, int vma_id) {
   table_page* above = nullptr;
   for (pt_level l : {PUD_TABLE, PMD_TABLE, PTE_TABLE}) {
+    if (l > last) break;
     table_page* p = pt->find(l, addr);
     // Read the entry (inside `above`): an instrumented read where a table can be there. A
     // hugetlb VMA's huge PMD entry has no PTE table below it, but is still read in its PMD table.
@@ -125,6 +154,15 @@ table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vm
 }
 
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
+  if (pt->ptlocks) {  // map_pte: pte_offset_map_lock
+    table_page* pmd_table = descend_to(pt, addr, PMD_TABLE, who, vma_id);
+    table_page* p = pmd_table ? pte_offset_map_lock(pt, pmd_table, addr, who, vma_id) : nullptr;
+    if (!p) return nullptr;
+    p->ptes.load(rl::memory_order_relaxed);  // ptep_get of the PTE that maps addr
+    check_deref(pt, p, who, vma_id);
+    pte_unmap_unlock(p);
+    return p;
+  }
   table_page* p = descend(pt, addr, who, vma_id);
   if (!p) return nullptr;
   p->ptes.load(rl::memory_order_relaxed);  // ptep_get of the PTE that maps addr
@@ -132,8 +170,58 @@ table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* w
   return p;
 }
 
+void ptlock_lock(mm_pgtables* pt, table_page* table, const char* who) {
+  const char* lock_name = table->level == PTE_TABLE ? "PTE lock" : "pmd_lock";
+  lockdep_acquire(lock_name, false);
+  announce_blocking_lock();
+  table->ptl.lock_exclusive(RL_INFO);
+  VM_CHECK(!table->ghost_page_freed && table->ghost_state != PT_FREED, "use-after-free",
+           "%s took the %s inside %s table %#lx of %s after the table was freed", who, lock_name,
+           pt_level_name(table->level), table->base, pt->owner);
+}
+
+void ptlock_unlock(table_page* table) {
+  table->ptl.unlock_exclusive(RL_INFO);
+  lockdep_release(table->level == PTE_TABLE ? "PTE lock" : "pmd_lock");
+}
+
+table_page* pte_offset_map_lock(mm_pgtables* pt, table_page* pmd_table, unsigned long addr, const char* who,
+                                int vma_id) {
+  const bool rcu = !mutant(Mutant::pte_offset_map_without_rcu);
+  for (;;) {
+    if (rcu) rcu_read_lock();  // __pte_offset_map
+    table_page* p = pt->find(PTE_TABLE, addr);
+    int pmdval = p ? p->state.load(rl::memory_order_acquire) : PT_NONE;  // pmdp_get_lockless
+    check_deref(pt, pmd_table, who, vma_id);
+    if (pmdval != PT_PRESENT) {
+      if (rcu) rcu_read_unlock();
+      return nullptr;
+    }
+    int generation = p->generation;  // which page the pmd value points to
+    ptlock_lock(pt, p, who);
+    if (p->state.load(rl::memory_order_relaxed) == PT_PRESENT && p->generation == generation) return p;  // pmd_same
+    g_pte_map_lock_retried = true;
+    ptlock_unlock(p);
+    if (rcu) rcu_read_unlock();
+  }
+}
+
+void pte_unmap_unlock(table_page* pte_table) {
+  ptlock_unlock(pte_table);
+  if (!mutant(Mutant::pte_offset_map_without_rcu)) rcu_read_unlock();
+}
+
 void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id) {
   for (unsigned long a = start; a != end; a = pt_addr_end(a, end, PMD_SIZE)) {
+    if (pt->ptlocks) {  // zap_pmd_range, then zap_pte_range under the PTE lock
+      table_page* pmd_table = descend_to(pt, a, PMD_TABLE, who, vma_id);
+      table_page* p = pmd_table ? pte_offset_map_lock(pt, pmd_table, a, who, vma_id) : nullptr;
+      if (!p) continue;
+      p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
+      check_deref(pt, p, who, vma_id);
+      pte_unmap_unlock(p);
+      continue;
+    }
     table_page* p = descend(pt, a, who, vma_id);
     if (!p) continue;
     p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
@@ -175,4 +263,20 @@ bool gup_fast(mm_pgtables* pt, unsigned long addr) {
 out:
   if (irqs_off) rcu_read_unlock();  // local_irq_restore
   return pinned;
+}
+
+bool pt_populate_new(table_page* p, int seen) {
+  // A slot holds one page at a time: its old page must be gone before it holds a new one.
+  if (p->ghost_state == PT_NONE && p->ghost_users > 0) {
+    std::fprintf(stderr, "model: %s table %#lx allocated again while its old page is still shared\n",
+                 pt_level_name(p->level), p->base);
+    std::abort();
+  }
+  if (!p->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release)) return false;
+  p->ghost_state = PT_PRESENT;
+  p->ghost_page_freed = false;
+  p->generation++;
+  p->shared = nullptr;
+  p->ghost_users = 1;
+  return true;
 }

@@ -25,6 +25,8 @@ enum table_state {
   PT_RETRACTED = 3,  // khugepaged cleared the pmd and freed the table with pte_free_defer (RCU)
 };
 
+struct ptlock_tag;
+
 struct table_page {
   pt_level level;
   unsigned long base;
@@ -37,8 +39,28 @@ struct table_page {
   // page in the same slot, so the gather frees the old page only if the slot still holds it.
   int generation;
   // The PTEs of a PTE table, as one word: zapping writes the table page (ptep_get_and_clear).
+  // In a hugetlb VMA's PMD table, its huge PMD entries.
   rl::atomic<int> ptes;
+  // hugetlb PMD sharing (model/hugetlb.hpp), PMD tables only. The slot is the pud entry; the
+  // page it points to is its own, or, once huge_pmd_share populated it with another process's
+  // PMD table, that table's slot (ghost, written in the step that populates the entry).
+  table_page* shared;
+  // ptdesc_pmd_pts_count (include/linux/mm_types.h): how many processes map this PMD table
+  // besides the one that allocated it, the kernel's own count (an atomic_t).
+  rl::atomic<int> pmd_pts;
+  // Ghost: how many pud entries point to this page now. Freeing a table another process still
+  // points to is a use-after-free in that process.
+  int ghost_users;
+  // The table's split page-table lock (ptlock_ptr: a spinlock in the page's struct ptdesc; x86-64
+  // splits both the PTE and the PMD locks), in the worlds that model page-table locks
+  // (mm_pgtables::ptlocks); elsewhere a zap or a retraction is one step on the table.
+  rl::generic_mutex<ptlock_tag> ptl;
+  bool ptl_live;
 };
+
+// The table page an entry points to: its own slot, or the PMD table it shares.
+inline table_page* page_of(table_page* entry) { return entry->shared ? entry->shared : entry; }
+inline const table_page* page_of(const table_page* entry) { return entry->shared ? entry->shared : entry; }
 
 constexpr int MAX_TABLE_PAGES = 12;
 
@@ -46,13 +68,19 @@ struct mm_pgtables {
   const char* owner = "";  // the process, for messages
   table_page pages[MAX_TABLE_PAGES];
   int n = 0;
+  // The page-table locks are modelled (set before the tables are): zaps take the PTE lock
+  // through pte_offset_map_lock, khugepaged the PMD and PTE locks.
+  bool ptlocks = false;
+
+  mm_pgtables() = default;
+  ~mm_pgtables();
 
   // Set-up, outside the exploration: allocate every table page [start, end) needs. A hugetlb
   // VMA of 2 MiB pages is mapped by PMD entries and has no PTE tables.
   void populate(unsigned long start, unsigned long end, bool hugetlb);
   // Set-up: a slot for every table [start, end) needs that is not there yet, its entry none,
   // for a page fault to allocate (model/fault.hpp).
-  void reserve(unsigned long start, unsigned long end);
+  void reserve(unsigned long start, unsigned long end, bool hugetlb = false);
   // The table page of this level covering addr, or null (the entry pointing to it is none).
   // The set of pages is fixed at set-up, so this lookup is plain.
   table_page* find(pt_level l, unsigned long addr);
@@ -72,6 +100,14 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr);
 
 // The descent alone, to the pmd entry (khugepaged's find_pmd_or_thp_or_none): the PTE table, or null.
 table_page* descend(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id);
+// The descent to the entry pointing to a `last`-level table (hugetlb_walk: to the pud entry of
+// a PMD table), with the same checks: that slot, or null where an entry on the way is none.
+table_page* descend_to(mm_pgtables* pt, unsigned long addr, pt_level last, const char* who, int vma_id);
+// __pud_alloc / __pmd_alloc / __pte_alloc (mm/memory.c), once the entry was read as `seen` (none,
+// or cleared by free_pgd_range): a new table page, populated under the page-table lock if the
+// entry still reads `seen` (the recheck and pXd_populate, one step); else the new page is freed.
+// Returns whether this call populated the entry.
+bool pt_populate_new(table_page* entry, int seen);
 // page_vma_mapped_walk's descent (mm/page_vma_mapped.c): pgd -> PUD table -> PMD table -> PTE
 // table for one address, then the PTE. Returns the PTE table, or null where an entry is none.
 // Dereferencing a table that free_pgd_range has freed since its entry was read is a use-after-free.
@@ -85,5 +121,19 @@ bool gup_fast(mm_pgtables* pt, unsigned long addr);
 // Ghost, per iteration: a lockless walker read inside a table whose entry was already cleared
 // and whose page was still there (the window the deferral protects was reached).
 inline bool g_lockless_read_of_cleared_table = false;
+// spin_lock / spin_unlock of a table page's own lock, pte_lockptr's (a PTE table) or
+// pmd_lock's (a PMD table): taking a lock inside a freed table page is a use-after-free.
+void ptlock_lock(mm_pgtables* pt, table_page* table, const char* who);
+void ptlock_unlock(table_page* table);
+// pte_offset_map_lock (mm/pgtable-generic.c, __pte_offset_map_lock, v6.5 on) of addr, whose
+// PMD table `pmd_table` the caller reached: rcu_read_lock, read the pmd entry, take the PTE
+// table's lock, then check the pmd still points to that table (pmd_same), else unlock and
+// retry. Returns the PTE table locked, inside the RCU section, or null (pmd none).
+table_page* pte_offset_map_lock(mm_pgtables* pt, table_page* pmd_table, unsigned long addr, const char* who,
+                                int vma_id);
+// pte_unmap_unlock (include/linux/mm.h)
+void pte_unmap_unlock(table_page* pte_table);
+// Ghost, per iteration: pte_offset_map_lock found the pmd changed once it held the lock.
+inline bool g_pte_map_lock_retried = false;
 // zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table.
 void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id);

@@ -5,6 +5,7 @@
 #pragma once
 #include "model/check.hpp"
 #include "model/kernel_rwsem.hpp"
+#include "model/lockdep.hpp"
 #include "model/sched.hpp"
 
 struct rw_semaphore {
@@ -22,34 +23,43 @@ struct rw_semaphore {
   // With the kernel's own rwsem.c attached (model/kernel_rwsem.hpp), its functions run instead;
   // the ghost record is then updated when they return and before the release is called (the
   // critical section is what lies between), since the tree's code has no hook at its atomic step.
+  // lockdep's lock order (model/lockdep.hpp) is recorded before a blocking acquisition and
+  // after a successful trylock, and dropped at the release, as rwsem.c's rwsem_acquire and
+  // rwsem_release annotations do.
   void down_read() {
+    lockdep_acquire(name, false);
     if (!kernel_) return __down_read();
     kernel_->down_read(kernel_storage_);
     rwsem_acquire_read();
   }
   bool down_read_trylock() {
-    if (!kernel_) return __down_read_trylock();
-    if (!kernel_->down_read_trylock(kernel_storage_)) return false;
-    rwsem_acquire_read();
+    bool got = kernel_ ? kernel_->down_read_trylock(kernel_storage_) : __down_read_trylock();
+    if (!got) return false;
+    if (kernel_) rwsem_acquire_read();
+    lockdep_acquire(name, true);
     return true;
   }
   void up_read() {
+    lockdep_release(name);
     if (!kernel_) return __up_read();
     rwsem_release_read();
     kernel_->up_read(kernel_storage_);
   }
   void down_write() {
+    lockdep_acquire(name, false);
     if (!kernel_) return __down_write();
     kernel_->down_write(kernel_storage_);
     rwsem_acquire_write();
   }
   bool down_write_trylock() {
-    if (!kernel_) return __down_write_trylock();
-    if (!kernel_->down_write_trylock(kernel_storage_)) return false;
-    rwsem_acquire_write();
+    bool got = kernel_ ? kernel_->down_write_trylock(kernel_storage_) : __down_write_trylock();
+    if (!got) return false;
+    if (kernel_) rwsem_acquire_write();
+    lockdep_acquire(name, true);
     return true;
   }
   void up_write() {
+    lockdep_release(name);
     if (!kernel_) return __up_write();
     rwsem_release_write();
     kernel_->up_write(kernel_storage_);
@@ -58,17 +68,29 @@ struct rw_semaphore {
   // down_read_killable / down_write_killable: 0 with the lock, or -EINTR without it when a fatal
   // signal ended the wait (model/sched.hpp: signal_pending_killable).
   int down_read_killable() {
-    if (!kernel_) return __down_read_killable();
-    VM_CHECK(kernel_->down_read_killable, "unmodelled", "the tree's rwsem.c has no __down_read_killable");
-    int ret = kernel_->down_read_killable(kernel_storage_);
-    if (ret == 0) rwsem_acquire_read();
+    lockdep_acquire(name, false);
+    int ret = 0;
+    if (!kernel_) {
+      ret = __down_read_killable();
+    } else {
+      VM_CHECK(kernel_->down_read_killable, "unmodelled", "the tree's rwsem.c has no __down_read_killable");
+      ret = kernel_->down_read_killable(kernel_storage_);
+      if (ret == 0) rwsem_acquire_read();
+    }
+    if (ret != 0) lockdep_release(name);
     return ret;
   }
   int down_write_killable() {
-    if (!kernel_) return __down_write_killable();
-    VM_CHECK(kernel_->down_write_killable, "unmodelled", "the tree's rwsem.c has no __down_write_killable");
-    int ret = kernel_->down_write_killable(kernel_storage_);
-    if (ret == 0) rwsem_acquire_write();
+    lockdep_acquire(name, false);
+    int ret = 0;
+    if (!kernel_) {
+      ret = __down_write_killable();
+    } else {
+      VM_CHECK(kernel_->down_write_killable, "unmodelled", "the tree's rwsem.c has no __down_write_killable");
+      ret = kernel_->down_write_killable(kernel_storage_);
+      if (ret == 0) rwsem_acquire_write();
+    }
+    if (ret != 0) lockdep_release(name);
     return ret;
   }
 

@@ -21,6 +21,8 @@ const std::vector<CoveredFile>& covered_files() {
       {"model/mmap_lock.cpp", "include/linux/mmap_lock.h, include/linux/mm.h"},
       {"model/mmu_gather.cpp", "mm/mmu_gather.c"},
       {"model/rcu.cpp", "kernel/rcu/tree.c"},
+      {"model/hugetlb.cpp", "mm/hugetlb.c, fs/hugetlbfs/inode.c"},
+      {"model/lockdep.cpp", "kernel/locking/lockdep.c"},
   };
   return files;
 }

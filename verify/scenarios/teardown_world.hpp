@@ -8,6 +8,7 @@
 #include "model/actors.hpp"
 #include "model/mm.hpp"
 #include "model/mm_plain.hpp"
+#include "model/hugetlb.hpp"
 #include "model/mmu_gather.hpp"
 #include "model/rcu.hpp"
 #include "model/rwsem_abstract.hpp"
@@ -59,7 +60,9 @@ struct teardown_world {
 
   teardown_world() {
     mmu_gather_reset();
+    hugetlb_reset_ghosts();
     g_lockless_read_of_cleared_table = false;
+    g_pte_map_lock_retried = false;
     g_rmap_walker_met = 0;
     for (auto& v : g_vma_by_id) v = nullptr;
     for (auto& n : g_write_locks_by_thread) n = 0;
@@ -87,7 +90,7 @@ struct teardown_world {
     g_vma_by_id[v->id] = v;
     owner->pgtables.owner = owner->name;
     if (!tables_exist) {
-      owner->pgtables.reserve(l.start, l.end);
+      owner->pgtables.reserve(l.start, l.end, l.hugetlb);
     } else if (l.sparse) {
       owner->pgtables.populate(l.start, l.start + PAGE_SIZE, l.hugetlb);
       owner->pgtables.populate(l.end - PAGE_SIZE, l.end, l.hugetlb);
@@ -108,15 +111,16 @@ struct teardown_world {
     m->i_mmap_writable.store(m->ghost_i_mmap_writable, rl::memory_order_relaxed);
   }
 
-  // A process whose VMAs are already mapped: each file VMA is in its mapping's tree.
-  mm_struct* add_mm(const char* name, const layout_vma* l, int n) {
+  // A process whose VMAs are already mapped: each file VMA is in its mapping's tree. With
+  // tables_exist false, their page tables are still to be allocated by faults.
+  mm_struct* add_mm(const char* name, const layout_vma* l, int n, bool tables_exist = true) {
     mm_struct* mm = &mms[nmm++];
     mm->name = name;
     for (int i = 0; i < n; i++) {
       unsigned long file_base = 0;  // the first VMA of the same file: offset 0
       for (int j = 0; j < i && !file_base; j++)
         if (l[j].file == l[i].file) file_base = l[j].start;
-      vm_area_struct* v = new_vma(l[i], mm, file_base);
+      vm_area_struct* v = new_vma(l[i], mm, file_base, tables_exist);
       mm->vmas[mm->nr++] = v;
       link_at_setup(v);
     }

@@ -1,12 +1,16 @@
 // Common base of every scenario: Relacy test suite with one kernel task per thread.
 #pragma once
+#include "model/lockdep.hpp"
 #include "model/sched.hpp"
 #include "verify/search/explore.hpp"
 
-// Constructed first of all (a base), so the previous iteration's names are gone before any
-// object of this one registers.
+// Constructed first of all (a base), so the previous iteration's names and lock orders are
+// gone before any object of this one registers or locks.
 struct trace_names_scope {
-  trace_names_scope() { trace_names_reset(); }
+  trace_names_scope() {
+    trace_names_reset();
+    lockdep_reset();
+  }
 };
 
 template <class Derived, rl::thread_id_t N>

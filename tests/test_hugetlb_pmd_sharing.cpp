@@ -1,0 +1,25 @@
+// hugetlb PMD sharing (model/hugetlb.hpp): each scenario verifies and reaches the windows its
+// protocol protects (a scenario whose racing task never got there would verify vacuously), and
+// each seeded bug of the protocol is caught with its kind.
+#include "tests/scenario_run.hpp"
+
+TEST(HugetlbPmdSharing, AFaultSharesTheExitingProcessTableOnlyUntilItsFinalZap) {
+  expect_verified_reaching("exit_vs_hugetlb_pmd_share", {"reached_pmd_shared", "reached_pmd_unshared",
+                                                          "reached_share_refused_after_final_zap"});
+}
+
+TEST(HugetlbPmdSharing, TruncationSkipsTheVmaWhoseFaultHoldsItsLockAndUnsharesTheOther) {
+  expect_verified_reaching("hugetlb_fault_vs_truncate",
+                           {"reached_pmd_shared", "reached_pmd_unshared", "reached_vma_lock_contended"});
+}
+
+TEST(HugetlbPmdSharing, ASharedTableFreedByANonLastUserIsAUseAfterFree) {
+  expect_caught_as("exit_vs_hugetlb_pmd_share", "hugetlb_zap_end_keeps_vma_lock", "use-after-free");
+  expect_caught_as("exit_vs_hugetlb_pmd_share", "huge_pmd_unshare_ignores_sharing", "use-after-free");
+}
+
+TEST(HugetlbPmdSharing, TakingTheVmaLockAfterIMmapRwsemDeadlocksWithAFault) {
+  expect_caught_as("hugetlb_fault_vs_truncate", "vmdelete_list_waits_for_vma_lock", "deadlock");
+  // Two different VMAs' vma_locks: no run blocks, lockdep's order check reports it.
+  expect_caught_as("exit_vs_hugetlb_pmd_share", "hugetlb_zap_begin_takes_i_mmap_first", "deadlock");
+}
