@@ -1,6 +1,7 @@
 #include "model/mmap_lock.hpp"
 
 #include "model/check.hpp"
+#include "model/lockdep.hpp"
 #include "model/trace_names.hpp"
 
 mmap_lock_t::mmap_lock_t(const char* owner) {
@@ -18,6 +19,7 @@ mmap_lock_t::~mmap_lock_t() {
 }
 
 void mmap_read_lock(mmap_lock_t* l) {
+  lockdep_acquire("mmap_lock", false);
   announce_blocking_lock();
   l->gate.lock_exclusive(RL_INFO);
   announce_blocking_lock();
@@ -25,9 +27,13 @@ void mmap_read_lock(mmap_lock_t* l) {
   l->gate.unlock_exclusive(RL_INFO);
 }
 
-void mmap_read_unlock(mmap_lock_t* l) { l->rw.unlock_shared(RL_INFO); }
+void mmap_read_unlock(mmap_lock_t* l) {
+  l->rw.unlock_shared(RL_INFO);
+  lockdep_release("mmap_lock");
+}
 
 void mmap_write_lock(mmap_lock_t* l) {
+  lockdep_acquire("mmap_lock", false);
   announce_blocking_lock();
   l->gate.lock_exclusive(RL_INFO);
   announce_blocking_lock();
@@ -45,6 +51,7 @@ void mmap_write_unlock(mmap_lock_t* l) {
   l->ghost_writer = -1;
   l->rw.unlock_exclusive(RL_INFO);
   l->gate.unlock_exclusive(RL_INFO);
+  lockdep_release("mmap_lock");
 }
 
 void mmap_write_downgrade(mmap_lock_t* l) {
