@@ -1,5 +1,6 @@
 #include "model/hugetlb.hpp"
 
+#include "model/lockdep.hpp"
 #include "model/mmu_gather.hpp"
 #include "model/mutants.hpp"
 #include "model/rcu.hpp"
@@ -115,8 +116,12 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
   });
   if (spte) {
     // Under mm->page_table_lock: populate the pud entry with the shared table if it is still
-    // none (one step: the recheck and pud_populate), else drop the count taken above.
-    if (pud->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release)) {
+    // none (one step: the recheck and pud_populate, so only lockdep sees the lock), else drop
+    // the count taken above.
+    lockdep_acquire("page_table_lock", false);
+    bool populated = pud->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release);
+    lockdep_release("page_table_lock");
+    if (populated) {
       pud->ghost_state = PT_PRESENT;
       pud->shared = spte;
       spte->ghost_users++;

@@ -272,7 +272,14 @@ bool pt_populate_new(table_page* p, int seen) {
                  pt_level_name(p->level), p->base);
     std::abort();
   }
-  if (!p->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release)) return false;
+  // Under the lock of the table the entry lives in (pmd_lock for a pmd entry, pud_lock, which
+  // is mm->page_table_lock, above): its critical section is this one step, so only lockdep
+  // sees the lock, for the order it is taken in.
+  const char* lock = p->level == PTE_TABLE ? "pmd_lock" : "page_table_lock";
+  lockdep_acquire(lock, false);
+  bool populated = p->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release);
+  lockdep_release(lock);
+  if (!populated) return false;
   p->ghost_state = PT_PRESENT;
   p->ghost_page_freed = false;
   p->generation++;
