@@ -22,7 +22,6 @@ const std::vector<CoveredFile>& covered_files() {
       {"model/mmu_gather.cpp", "mm/mmu_gather.c"},
       {"model/rcu.cpp", "kernel/rcu/tree.c"},
       {"model/hugetlb.cpp", "mm/hugetlb.c, fs/hugetlbfs/inode.c"},
-      {"model/lockdep.cpp", "kernel/locking/lockdep.c"},
   };
   return files;
 }
