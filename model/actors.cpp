@@ -1,5 +1,7 @@
 #include "model/actors.hpp"
 
+#include <algorithm>
+
 #include "model/fault.hpp"
 
 #include "model/mmap_lock.hpp"
@@ -14,7 +16,39 @@ static void i_mmap_assert_read_locked(address_space* mapping, const char* who) {
 
 // vma_address (mm/internal.h) for a one-page folio at pgoff.
 static unsigned long vma_address(vm_area_struct* v, unsigned long pgoff) {
+  if (mutant(Mutant::vma_address_ignores_vm_pgoff)) return v->vm_start + (pgoff << PAGE_SHIFT);
   return v->vm_start + ((pgoff - v->vm_pgoff) << PAGE_SHIFT);
+}
+
+// Every page the present PTE tables of vma's mm map in [start, end) (ghost; tables whose entry
+// was cleared are skipped: what they mapped went with them).
+template <class Fn>
+static void for_each_mapped(vm_area_struct* v, unsigned long start, unsigned long end, Fn fn) {
+  mm_pgtables* pt = vma_pgtables(v);
+  for (int i = 0; i < pt->n; i++) {
+    table_page& t = pt->pages[i];
+    if (t.level != PTE_TABLE || t.ghost_state != PT_PRESENT) continue;
+    for (int j = 0; j < t.nr_mapped; j++)
+      if (t.mapped[j].addr >= start && t.mapped[j].addr < end) fn(t.mapped[j]);
+  }
+}
+
+// Whether a mapped page is file page `index` of `mapping`.
+static bool is_file_page(const mapped_page& m, const address_space* mapping, unsigned long index) {
+  return m.kind == page_kind::file && m.mapping == mapping && m.index == index;
+}
+
+// What an rmap walker needs of page_vma_mapped_walk: the address it computed for the folio is
+// the one where vma maps it. The walker's own page mapped anywhere else in vma is a PTE it
+// missed (folio_referenced counts no reference, try_to_unmap leaves a mapping behind).
+static void check_walker_address(vm_area_struct* v, address_space* mapping, unsigned long pgoff,
+                                 unsigned long addr, const char* who) {
+  for_each_mapped(v, v->vm_start, v->vm_end, [&](const mapped_page& m) {
+    VM_CHECK(!is_file_page(m, mapping, pgoff) || m.addr == addr, "rmap address",
+             "%s looked for page %#lx of %s in vma %d at %#lx, but the vma maps it at %#lx (vm_start %#lx, "
+             "vm_pgoff %#lx)",
+             who, pgoff, mapping->name, v->id, addr, m.addr, v->vm_start, v->vm_pgoff);
+  });
 }
 
 void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) {
@@ -28,9 +62,71 @@ void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) 
   // rmap_one, e.g. folio_referenced_one: page_vma_mapped_walk down to the PTE table.
   vma_interval_tree_foreach(mapping, pgoff, pgoff, [&](vm_area_struct* v) {
     g_rmap_walker_met |= 1u << v->id;
-    walk_to_pte_table(vma_pgtables(v), vma_address(v, pgoff), who, v->id);
+    unsigned long addr = vma_address(v, pgoff);
+    walk_to_pte_table(vma_pgtables(v), addr, who, v->id);
+    check_walker_address(v, mapping, pgoff, addr, who);
   });
   if (mapping->i_mmap_rwsem->held_read_by_current()) i_mmap_unlock_read(mapping);
+}
+
+// A hole's zap of one VMA, [start, end), must cover exactly the hole's pages there: every PTE
+// of the VMA whose page is in [first, last] of the file (an anonymous page by the file page its
+// address stands for), and nothing else, the neighbours' PTEs in the same tables included.
+static void check_zap_covers_hole(vm_area_struct* v, unsigned long start, unsigned long end, unsigned long first,
+                                  unsigned long last, const char* who) {
+  for_each_mapped(v, std::min(start, v->vm_start), std::max(end, v->vm_end), [&](const mapped_page& m) {
+    bool in_vma = (m.addr >= v->vm_start) & (m.addr < v->vm_end);
+    unsigned long index = m.kind == page_kind::file ? m.index : linear_page_index(v, m.addr);
+    bool in_hole = in_vma & (index >= first) & (index <= last);
+    bool in_zap = (m.addr >= start) & (m.addr < end);
+    VM_CHECK(in_zap == in_hole, "zap range",
+             "%s zaps [%#lx, %#lx) of vma %d (vm_start %#lx, vm_pgoff %#lx) for the hole [%#lx, %#lx] of %s: it %s "
+             "the PTE at %#lx, which maps %s page %#lx%s",
+             who, start, end, v->id, v->vm_start, v->vm_pgoff, first, last,
+             v->vm_file ? v->vm_file->f_mapping->name : "?", in_zap ? "clears" : "misses", m.addr,
+             m.kind == page_kind::file ? "file" : "anonymous", index, in_vma ? "" : " of another vma");
+  });
+}
+
+// With even_cows false (a hole punched, not a truncation), a private copy's written pages stay:
+// after the zap of vma, every anonymous page it mapped in [start, end) is still there.
+static void check_cows_kept(vm_area_struct* v, unsigned long start, unsigned long end, const mapped_page* cows,
+                            int n, const char* who) {
+  for (int i = 0; i < n; i++) {
+    bool kept = false;
+    for_each_mapped(v, cows[i].addr, cows[i].addr + PAGE_SIZE,
+                    [&](const mapped_page& m) { kept |= m.kind == page_kind::anon; });
+    VM_CHECK(kept, "zap range",
+             "%s zapped [%#lx, %#lx) of vma %d without even_cows and dropped the private copy's anonymous page at "
+             "%#lx: the data written there is lost",
+             who, start, end, v->id, cows[i].addr);
+  }
+}
+
+// unmap_mapping_range_tree (mm/memory.c): zap the part of each VMA of i_mmap that maps
+// [first, last] (unmap_mapping_range_vma, zap_page_range_single with the caller's details).
+static void unmap_mapping_range_tree(address_space* mapping, unsigned long first, unsigned long last,
+                                     bool even_cows, const char* who) {
+  vma_interval_tree_foreach(mapping, first, last, [&](vm_area_struct* v) {
+    unsigned long vba = v->vm_pgoff, vea = vba + ((v->vm_end - v->vm_start) >> PAGE_SHIFT) - 1;
+    unsigned long zba = first > vba ? first : vba, zea = last < vea ? last : vea;
+    unsigned long start = ((zba - vba) << PAGE_SHIFT) + v->vm_start;
+    unsigned long end = ((zea - vba + 1) << PAGE_SHIFT) + v->vm_start;
+    if (mutant(Mutant::unmap_mapping_range_tree_ignores_vm_pgoff)) {
+      start = (zba << PAGE_SHIFT) + v->vm_start;
+      end = ((zea + 1) << PAGE_SHIFT) + v->vm_start;
+    }
+    check_zap_covers_hole(v, start, end, first, last, who);
+    mapped_page cows[MAX_MAPPED_PAGES];
+    int ncows = 0;
+    if (!even_cows)
+      for_each_mapped(v, start, end, [&](const mapped_page& m) {
+        if (m.kind == page_kind::anon && ncows < MAX_MAPPED_PAGES) cows[ncows++] = m;
+      });
+    bool keep_anon = !even_cows && !mutant(Mutant::punch_hole_zaps_private_cows);
+    zap_pte_tables(vma_pgtables(v), start, end, who, v->id, keep_anon);
+    check_cows_kept(v, start, end, cows, ncows, who);
+  });
 }
 
 void unmap_mapping_range(address_space* mapping) {
@@ -38,10 +134,42 @@ void unmap_mapping_range(address_space* mapping) {
   const char* who = "truncation (unmap_mapping_range)";
   i_mmap_lock_read(mapping);
   i_mmap_assert_read_locked(mapping, who);
-  vma_interval_tree_foreach(mapping, 0, ALL_PGOFFS, [&](vm_area_struct* v) {
-    zap_pte_tables(vma_pgtables(v), v->vm_start, v->vm_end, who, v->id);  // zap_page_range_single
-  });
+  unmap_mapping_range_tree(mapping, 0, ALL_PGOFFS, true, who);  // truncate_pagecache: even_cows
   i_mmap_unlock_read(mapping);
+}
+
+void unmap_mapping_pages(address_space* mapping, unsigned long start, unsigned long nr, bool even_cows) {
+  LOG_TASK("hole punch (unmap_mapping_pages)");
+  const char* who = "hole punch (unmap_mapping_pages)";
+  unsigned long last = start + nr - 1;
+  if (last < start) last = ALL_PGOFFS;  // overflow: to the end of the file
+  i_mmap_lock_read(mapping);
+  i_mmap_assert_read_locked(mapping, who);
+  unmap_mapping_range_tree(mapping, start, last, even_cows, who);
+  i_mmap_unlock_read(mapping);
+}
+
+// What retract_page_tables drops with a PTE table must be what the huge page maps once a fault
+// maps it by its PMD: the folio's page pgoff + i at the PMD's i-th page, all of them inside the
+// VMA. Anything else in the table (a written private copy's anonymous page, a page of another
+// VMA, a page at another offset) would be lost with it.
+static void check_retracted_pages(vm_area_struct* v, table_page* pte_table, address_space* mapping,
+                                  unsigned long pgoff, const char* who) {
+  unsigned long haddr = pte_table->base;
+  VM_CHECK(v->vm_start <= haddr && haddr + PMD_SIZE <= v->vm_end, "page lost",
+           "%s retracts PTE table %#lx of %s for vma %d [%#lx, %#lx), which the huge PMD [%#lx, %#lx) would "
+           "overrun",
+           who, haddr, v->vm_mm->name, v->id, v->vm_start, v->vm_end, haddr, haddr + PMD_SIZE);
+  for (int i = 0; i < pte_table->nr_mapped; i++) {
+    const mapped_page& m = pte_table->mapped[i];
+    unsigned long want = pgoff + ((m.addr - haddr) >> PAGE_SHIFT);
+    VM_CHECK(is_file_page(m, mapping, want), "page lost",
+             "%s retracts PTE table %#lx of %s (vma %d), whose PTE at %#lx maps %s %#lx, where the huge page "
+             "maps page %#lx of %s: %s",
+             who, haddr, v->vm_mm->name, v->id, m.addr, m.kind == page_kind::anon ? "anonymous page for" : "file page",
+             m.index, want, mapping->name,
+             m.kind == page_kind::anon ? "the private copy's written page is lost" : "that mapping is lost");
+  }
 }
 
 void retract_page_tables(address_space* mapping, unsigned long pgoff) {
@@ -50,9 +178,10 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
   if (!mutant(Mutant::khugepaged_without_read_lock)) i_mmap_lock_read(mapping);
   i_mmap_assert_read_locked(mapping, who);
   vma_interval_tree_foreach(mapping, pgoff, pgoff, [&](vm_area_struct* v) {
-    if (v->anon_vma) return;
+    if (vma_has_anon_vma(v)) return;  // READ_ONCE(vma->anon_vma): a private copy written to
     unsigned long addr = vma_address(v, pgoff);
-    if ((addr & ~PMD_MASK) || v->vm_end < addr + PMD_SIZE) return;
+    if (!mutant(Mutant::retract_ignores_huge_pmd_fit) && ((addr & ~PMD_MASK) || v->vm_end < addr + PMD_SIZE))
+      return;
     mm_struct* mm = v->vm_mm;
     // find_pmd_or_thp_or_none: the descent to the pmd entry.
     table_page* pte_table = descend(&mm->pgtables, addr, who, v->id);
@@ -66,8 +195,23 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
       ptlock_lock(&mm->pgtables, pmd_table, who);
       ptlock_lock(&mm->pgtables, pte_table, who);
     }
+    // Under the locks, the anon_vma check again: a racing UFFDIO_COPY may have made the VMA a
+    // written private copy and filled a PTE of this table since the check above.
+    bool skipped = !mutant(Mutant::retract_skips_anon_vma_recheck) && vma_has_anon_vma(v);
+    if (skipped) {
+      g_retract_skipped_on_recheck = true;
+      if (mm->pgtables.ptlocks) {
+        ptlock_unlock(pte_table);
+        ptlock_unlock(pmd_table);
+      }
+      return;
+    }
+    check_retracted_pages(v, pte_table, mapping, pgoff, who);
     int old = pte_table->state.exchange(PT_RETRACTED, rl::memory_order_relaxed);
     pte_table->ghost_state = PT_RETRACTED;
+    // Which page the pmd held, read in the step that clears it: a fault or a copy may put a new
+    // table page in the slot as soon as the pmd is none, and that one stays.
+    int generation = pte_table->generation;
     VM_CHECK(old == PT_PRESENT, "double free", "%s retracted PTE table %#lx of %s (vma %d) that %s", who,
              pte_table->base, mm->name, v->id, old == PT_FREED ? "free_pgd_range freed" : "was already retracted");
     if (mm->pgtables.ptlocks) {
@@ -75,9 +219,7 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
       ptlock_unlock(pmd_table);
     }
     // pte_free_defer: the page is freed by an RCU callback, after a grace period; pte_free would
-    // free it at once under a lockless walker that read the pmd just before. A fault may have
-    // put a new table page in the slot meanwhile: that one stays.
-    int generation = pte_table->generation;
+    // free it at once under a lockless walker that read the pmd just before.
     if (!mutant(Mutant::retract_pte_free_at_once)) synchronize_rcu();
     if (pte_table->generation == generation) pte_table->ghost_page_freed = true;
   });

@@ -14,11 +14,19 @@ constexpr unsigned long ALL_PGOFFS = ~0UL;
 // VMA of i_mmap that maps pgoff, page_vma_mapped_walk at its address. With try_lock (reclaim's
 // folio_referenced / try_to_unmap through shrink_folio_list) it gives up on contention.
 void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock = false);
-// unmap_mapping_range (mm/memory.c) over the whole file: under i_mmap_lock_read,
-// zap_page_range_single on every VMA of i_mmap (truncation, hole punching).
+// unmap_mapping_range (mm/memory.c) over the whole file, with even_cows (truncate_pagecache):
+// under i_mmap_lock_read, zap_page_range_single on every VMA of i_mmap.
 void unmap_mapping_range(address_space* mapping);
+// unmap_mapping_pages (mm/memory.c): the same for file pages [start, start + nr), a hole. A hole
+// punched (truncate_pagecache_range) passes even_cows false: a private copy's written pages
+// there stay. Each VMA's zap must cover exactly the hole's PTEs ("zap range").
+void unmap_mapping_pages(address_space* mapping, unsigned long start, unsigned long nr, bool even_cows);
+// Ghost, per iteration: retract_page_tables skipped a VMA on its anon_vma recheck under the locks.
+inline bool g_retract_skipped_on_recheck = false;
 // retract_page_tables (mm/khugepaged.c) after a collapse at pgoff: under i_mmap_lock_read, free
-// the PTE table of every VMA that maps the whole aligned 2 MiB around pgoff (pte_free_defer).
+// the PTE table of every VMA without anon_vma that maps the whole aligned 2 MiB around pgoff
+// (pte_free_defer), the anon_vma check repeated under the page-table locks. What the table
+// maps must be the huge page's pages at their places ("page lost").
 void retract_page_tables(address_space* mapping, unsigned long pgoff);
 
 // mmap_region (mm/mmap.c, v6.11), from the mapping of the file on: mapping_map_writable for a

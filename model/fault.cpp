@@ -57,6 +57,7 @@ void install_pte(vm_area_struct* vma, unsigned long addr, const char* who) {
     above = p;
   }
   above->ptes.store(1, rl::memory_order_relaxed);  // set_pte_at
+  pt_set_pte(above, vma_page(vma, addr, vma->vm_file ? page_kind::file : page_kind::anon));
   check_fault_deref(pt, above, vma, who);
 }
 

@@ -9,7 +9,8 @@
 // left out: no other task of a scenario allocates tables, and free_pgd_range takes none, so
 // they would order nothing; the per-VMA lock fault path (lock_vma_under_rcu) is not taken (it
 // falls back to this one for a stack that must grow); the page itself and the PTE value are
-// not modelled, only the write into the PTE table. A walker that still holds a table page
+// not modelled, only the write into the PTE table and the ghost page it maps (the file's page
+// at that address, or an anonymous one in an anonymous VMA). A walker that still holds a table page
 // that was freed and allocated again in the same slot is not told apart from the new one (no
 // scenario has both).
 #pragma once

@@ -1,6 +1,5 @@
 #include "model/hugetlb.hpp"
 
-#include "model/lockdep.hpp"
 #include "model/mmu_gather.hpp"
 #include "model/mutants.hpp"
 #include "model/rcu.hpp"
@@ -59,15 +58,6 @@ static void assert_unshare_locked(vm_area_struct* vma) {
            "huge_pmd_unshare in vma %d without its hugetlb vma_lock", vma->id);
 }
 
-// Reading or writing inside the PMD table a pud entry points to: a table freed since is a
-// use-after-free (its own, or the shared one, freed by its last user).
-static void check_pmd_table(vm_area_struct* vma, table_page* pud, const char* who) {
-  table_page* page = page_of(pud);
-  VM_CHECK(pud->ghost_state != PT_FREED && page->ghost_state != PT_FREED, "use-after-free",
-           "%s in vma %d of %s used PMD table %#lx (%s) after it was freed", who, vma->id, vma->vm_mm->name,
-           page->base, page == pud ? "its own" : "shared");
-}
-
 // hugetlb_walk (include/linux/hugetlb.h): the pud entry of addr's PMD table in vma's mm, or null.
 static table_page* hugetlb_walk(vm_area_struct* vma, unsigned long addr, const char* who) {
   return descend_to(vma_pgtables(vma), addr, PMD_TABLE, who, vma->id);
@@ -111,24 +101,17 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
     if (table_page* s = hugetlb_walk(svma, saddr, who)) {
       spte = page_of(s);
       spte->pmd_pts.fetch_add(1, rl::memory_order_relaxed);  // ptdesc_pmd_pts_inc
-      check_pmd_table(svma, s, who);
+      check_deref(vma_pgtables(svma), s, who, svma->id);
     }
   });
   if (spte) {
     // Under mm->page_table_lock: populate the pud entry with the shared table if it is still
     // none (one step: the recheck and pud_populate, so only lockdep sees the lock), else drop
     // the count taken above.
-    lockdep_acquire("page_table_lock", false);
-    bool populated = pud->state.compare_exchange_strong(seen, PT_PRESENT, rl::memory_order_release);
-    lockdep_release("page_table_lock");
-    if (populated) {
-      pud->ghost_state = PT_PRESENT;
-      pud->shared = spte;
-      spte->ghost_users++;
+    if (pt_populate_new(pud, seen, spte))
       g_hugetlb_pmd_shared = true;
-    } else {
+    else
       spte->pmd_pts.fetch_sub(1, rl::memory_order_relaxed);  // ptdesc_pmd_pts_dec
-    }
   }
   int entry = pud->state.load(rl::memory_order_acquire);  // pmd_alloc: pud_none(*pud)
   if (entry != PT_PRESENT) pt_populate_new(pud, entry);
@@ -154,7 +137,7 @@ void hugetlb_fault(vm_area_struct* vma, unsigned long addr) {
   hugetlb_vma_lock_read(vma);
   table_page* pud = huge_pte_alloc(vma, addr);
   page_of(pud)->ptes.store(1, rl::memory_order_relaxed);  // set_huge_pte_at
-  check_pmd_table(vma, pud, "hugetlb_fault");
+  check_deref(vma_pgtables(vma), pud, "hugetlb_fault", vma->id);
   hugetlb_vma_unlock_read(vma);
 }
 
@@ -188,7 +171,7 @@ static void unmap_hugepage_range_locked(vm_area_struct* vma, unsigned long start
     if (!pud) continue;  // address |= last_addr_mask
     if (huge_pmd_unshare(vma, pud, &fully_unshared)) continue;
     page_of(pud)->ptes.store(0, rl::memory_order_relaxed);  // huge_ptep_get_and_clear
-    check_pmd_table(vma, pud, who);
+    check_deref(vma_pgtables(vma), pud, who, vma->id);
   }
   // huge_pmd_unshare_flush: tlb_flush_unshared_tables' IPI once a table is no longer shared.
   if (fully_unshared) synchronize_rcu();

@@ -55,6 +55,9 @@ struct vm_area_struct {
   bool shared_maywrite = false;  // VM_SHARED | VM_MAYWRITE: counted in i_mmap_writable
   bool hugetlb = false;
   bool anon_vma = false;         // a MAP_PRIVATE mapping written to (khugepaged skips it)
+  // vma->anon_vma where a task sets it during the run (anon_vma_prepare: UFFDIO_COPY into a
+  // private mapping), instrumented; else null and the flag above, set at set-up, is it.
+  rl::atomic<bool>* anon_vma_live = nullptr;
   bool growsdown = false;        // VM_GROWSDOWN: a stack, which a fault below it may grow
   // Its per-VMA lock, in the scenarios where a fault takes it (else null: nothing reads it).
   vma_lock_t* vm_lock = nullptr;
@@ -101,6 +104,25 @@ struct mm_struct {
   int appends = 0, append_seq[MAX_VMAS] = {};
   int removals = 0, remove_seq[MAX_VMAS] = {};
 };
+
+// READ_ONCE(vma->anon_vma): whether the VMA has anonymous pages (a written private mapping).
+inline bool vma_has_anon_vma(const vm_area_struct* v) {
+  return v->anon_vma_live ? v->anon_vma_live->load(rl::memory_order_relaxed) : v->anon_vma;
+}
+// linear_page_index (include/linux/pagemap.h): the file page the VMA maps at addr.
+inline unsigned long linear_page_index(const vm_area_struct* v, unsigned long addr) {
+  return ((addr - v->vm_start) >> PAGE_SHIFT) + v->vm_pgoff;
+}
+// What a PTE of vma at addr maps once a fault or a copy filled it (the page_tables.hpp ghost):
+// the file's page there, or an anonymous page (an anonymous VMA, a private copy's written page).
+inline mapped_page vma_page(const vm_area_struct* v, unsigned long addr, page_kind kind) {
+  mapped_page m{};
+  m.addr = addr & ~(PAGE_SIZE - 1);
+  m.kind = kind;
+  m.mapping = v->vm_file ? v->vm_file->f_mapping : nullptr;
+  m.index = linear_page_index(v, m.addr);
+  return m;
+}
 
 // vma_is_shared_maywrite (include/linux/mm.h)
 inline bool vma_is_shared_maywrite(const vm_area_struct* v) { return v->shared_maywrite; }

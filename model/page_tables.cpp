@@ -33,6 +33,7 @@ static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, b
       p->ghost_page_freed = false;
       p->generation = 0;
       p->ptes.store(1, rl::memory_order_relaxed);
+      p->nr_mapped = 0;
       p->shared = nullptr;
       p->pmd_pts.store(0, rl::memory_order_relaxed);
       p->ghost_users = state == PT_PRESENT;
@@ -99,8 +100,41 @@ int mm_pgtables::first_cleared_not_freed() const {
 }
 
 bool none_or_clear_bad(mm_pgtables* pt, pt_level l, unsigned long addr) {
+  // The entry lives in the table above (a PUD table's entry in the pgd, never freed): reading it
+  // there is following that table's own entry, which must point to a table.
+  if (l != PUD_TABLE) {
+    table_page* above = pt->find(pt_level(l - 1), addr);
+    VM_CHECK(above && above->ghost_state == PT_PRESENT, "bad pointer",
+             "free_pgd_range read the %s entry of %#lx inside %s table %#lx of %s, whose own entry is %s: it "
+             "descended through an entry that points to no table",
+             l == PTE_TABLE ? "pmd" : "pud", addr, pt_level_name(pt_level(l - 1)), pt_base(pt_level(l - 1), addr),
+             pt->owner, !above || above->ghost_state == PT_NONE ? "none" : "cleared");
+  }
   table_page* p = pt->find(l, addr);
   return !p || p->ghost_state != PT_PRESENT;
+}
+
+void pt_set_pte(table_page* t, const mapped_page& page) {
+  if (t->level != PTE_TABLE || page.addr < t->base || page.addr - t->base >= PMD_SIZE) {
+    std::fprintf(stderr, "model: PTE of %#lx set in %s table %#lx\n", page.addr, pt_level_name(t->level), t->base);
+    std::abort();
+  }
+  for (int i = 0; i < t->nr_mapped; i++)
+    if (t->mapped[i].addr == page.addr) {
+      t->mapped[i] = page;
+      return;
+    }
+  if (t->nr_mapped == MAX_MAPPED_PAGES) {
+    std::fprintf(stderr, "model: more than %d mapped pages in PTE table %#lx\n", MAX_MAPPED_PAGES, t->base);
+    std::abort();
+  }
+  t->mapped[t->nr_mapped++] = page;
+}
+
+const mapped_page* pt_pte_at(const table_page* t, unsigned long addr) {
+  for (int i = 0; i < t->nr_mapped; i++)
+    if (t->mapped[i].addr == addr) return &t->mapped[i];
+  return nullptr;
 }
 
 void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
@@ -125,7 +159,7 @@ void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
 // free_pgd_range freed it in between, that read is a use-after-free. The check is on the ghost
 // mirror, taken in the same step as the walker's next instrumented read (the entry below, or a
 // PTE), so each level costs one scheduling point and the window is still explored.
-static void check_deref(mm_pgtables* pt, table_page* table, const char* who, int vma_id) {
+void check_deref(mm_pgtables* pt, table_page* table, const char* who, int vma_id) {
   VM_CHECK(table->ghost_state != PT_FREED && page_of(table)->ghost_state != PT_FREED, "use-after-free",
            "%s dereferenced %s table %#lx of %s (for vma %d) after free_pgd_range freed it", who,
            pt_level_name(table->level), table->base, pt->owner, vma_id);
@@ -211,20 +245,34 @@ void pte_unmap_unlock(table_page* pte_table) {
   if (!mutant(Mutant::pte_offset_map_without_rcu)) rcu_read_unlock();
 }
 
-void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id) {
+// zap_pte_range's writes into one PTE table: ptep_get_and_clear of each PTE of [start, end) in
+// it (anonymous pages kept when `keep_anon`: zap_skip_check_mapping without even_cows).
+static void zap_ptes_in(table_page* p, unsigned long start, unsigned long end, bool keep_anon) {
+  p->ptes.store(0, rl::memory_order_relaxed);
+  int kept = 0;
+  for (int i = 0; i < p->nr_mapped; i++) {
+    const mapped_page& m = p->mapped[i];
+    if (m.addr < start || m.addr >= end || (keep_anon && m.kind == page_kind::anon)) p->mapped[kept++] = m;
+  }
+  p->nr_mapped = kept;
+}
+
+void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id,
+                    bool keep_anon) {
   for (unsigned long a = start; a != end; a = pt_addr_end(a, end, PMD_SIZE)) {
+    unsigned long next = pt_addr_end(a, end, PMD_SIZE);
     if (pt->ptlocks) {  // zap_pmd_range, then zap_pte_range under the PTE lock
       table_page* pmd_table = descend_to(pt, a, PMD_TABLE, who, vma_id);
       table_page* p = pmd_table ? pte_offset_map_lock(pt, pmd_table, a, who, vma_id) : nullptr;
       if (!p) continue;
-      p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
+      zap_ptes_in(p, a, next, keep_anon);
       check_deref(pt, p, who, vma_id);
       pte_unmap_unlock(p);
       continue;
     }
     table_page* p = descend(pt, a, who, vma_id);
     if (!p) continue;
-    p->ptes.store(0, rl::memory_order_relaxed);  // ptep_get_and_clear of each PTE
+    zap_ptes_in(p, a, next, keep_anon);
     check_deref(pt, p, who, vma_id);
   }
 }
@@ -265,9 +313,9 @@ out:
   return pinned;
 }
 
-bool pt_populate_new(table_page* p, int seen) {
+bool pt_populate_new(table_page* p, int seen, table_page* shared) {
   // A slot holds one page at a time: its old page must be gone before it holds a new one.
-  if (p->ghost_state == PT_NONE && p->ghost_users > 0) {
+  if (!shared && p->ghost_state == PT_NONE && p->ghost_users > 0) {
     std::fprintf(stderr, "model: %s table %#lx allocated again while its old page is still shared\n",
                  pt_level_name(p->level), p->base);
     std::abort();
@@ -281,9 +329,14 @@ bool pt_populate_new(table_page* p, int seen) {
   lockdep_release(lock);
   if (!populated) return false;
   p->ghost_state = PT_PRESENT;
+  p->shared = shared;
+  if (shared) {
+    shared->ghost_users++;
+    return true;
+  }
   p->ghost_page_freed = false;
   p->generation++;
-  p->shared = nullptr;
   p->ghost_users = 1;
+  p->nr_mapped = 0;
   return true;
 }

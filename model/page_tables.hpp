@@ -26,6 +26,22 @@ enum table_state {
 };
 
 struct ptlock_tag;
+struct address_space;
+
+// What one PTE maps (ghost): the table records, page by page, what the scenario's set-up and the
+// actors put in it, so that losing or misplacing a page is a violation and not only a word
+// written. A file page is its page-cache index in its mapping (folio->index); an anonymous page
+// (a private copy's written page, UFFDIO_COPY's) also carries the linear_page_index of its VMA
+// at that address, which is what truncation compares with a hole.
+enum class page_kind : unsigned char { file, anon };
+struct mapped_page {
+  unsigned long addr;
+  page_kind kind;
+  const address_space* mapping;  // file pages; for an anonymous page, its VMA's file (or none)
+  unsigned long index;
+};
+// Enough for a page per VMA of the largest layout in one table, and the edges a scenario adds.
+constexpr int MAX_MAPPED_PAGES = 24;
 
 struct table_page {
   pt_level level;
@@ -41,6 +57,10 @@ struct table_page {
   // The PTEs of a PTE table, as one word: zapping writes the table page (ptep_get_and_clear).
   // In a hugetlb VMA's PMD table, its huge PMD entries.
   rl::atomic<int> ptes;
+  // What the PTEs of a PTE table map (ghost, written in the step of the store to `ptes` that
+  // stands for the write): some pages by address, the ones a scenario can tell apart.
+  mapped_page mapped[MAX_MAPPED_PAGES];
+  int nr_mapped;
   // hugetlb PMD sharing (model/hugetlb.hpp), PMD tables only. The slot is the pud entry; the
   // page it points to is its own, or, once huge_pmd_share populated it with another process's
   // PMD table, that table's slot (ghost, written in the step that populates the entry).
@@ -92,9 +112,15 @@ struct mm_pgtables {
   int first_cleared_not_freed() const;
 };
 
+// set_pte_at of one page into a PTE table (ghost: its caller makes the instrumented write), and
+// the page the PTE at an address maps (null when the PTE is none).
+void pt_set_pte(table_page* pte_table, const mapped_page& page);
+const mapped_page* pt_pte_at(const table_page* pte_table, unsigned long addr);
+
 // pXd_none_or_clear_bad (include/linux/pgtable.h) and pXd_clear + pXX_free_tlb, for the
 // generic free_pgd_range of model/pgtable.hpp. Freeing a table that is not PT_PRESENT at the
-// moment of the free is a double free.
+// moment of the free is a double free; reading an entry inside a table whose own entry is none
+// (a descent that followed a none entry: the kernel's pmd_offset of a zero pud) is a bad pointer.
 bool none_or_clear_bad(mm_pgtables* pt, pt_level l, unsigned long addr);
 void free_table(mm_pgtables* pt, pt_level l, unsigned long addr);
 
@@ -107,7 +133,12 @@ table_page* descend_to(mm_pgtables* pt, unsigned long addr, pt_level last, const
 // or cleared by free_pgd_range): a new table page, populated under the page-table lock if the
 // entry still reads `seen` (the recheck and pXd_populate, one step); else the new page is freed.
 // Returns whether this call populated the entry.
-bool pt_populate_new(table_page* entry, int seen);
+// With `shared` (huge_pmd_share), the entry is populated with that other process's PMD table
+// instead, which gains a user (the caller took its pmd_pts count).
+bool pt_populate_new(table_page* entry, int seen, table_page* shared = nullptr);
+// A walker reads inside `table`, whose entry it read before: a table free_pgd_range freed in
+// between (or, for a pud entry, the PMD table it shares) is a use-after-free.
+void check_deref(mm_pgtables* pt, table_page* table, const char* who, int vma_id);
 // page_vma_mapped_walk's descent (mm/page_vma_mapped.c): pgd -> PUD table -> PMD table -> PTE
 // table for one address, then the PTE. Returns the PTE table, or null where an entry is none.
 // Dereferencing a table that free_pgd_range has freed since its entry was read is a use-after-free.
@@ -135,5 +166,7 @@ table_page* pte_offset_map_lock(mm_pgtables* pt, table_page* pmd_table, unsigned
 void pte_unmap_unlock(table_page* pte_table);
 // Ghost, per iteration: pte_offset_map_lock found the pmd changed once it held the lock.
 inline bool g_pte_map_lock_retried = false;
-// zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table.
-void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id);
+// zap_pte_range (mm/memory.c): clear every PTE of [start, end), a write to each PTE table; with
+// keep_anon (zap_details without even_cows: a hole punched in a file), anonymous pages stay.
+void zap_pte_tables(mm_pgtables* pt, unsigned long start, unsigned long end, const char* who, int vma_id,
+                    bool keep_anon = false);

@@ -22,6 +22,7 @@ const std::vector<CoveredFile>& covered_files() {
       {"model/mmu_gather.cpp", "mm/mmu_gather.c"},
       {"model/rcu.cpp", "kernel/rcu/tree.c"},
       {"model/hugetlb.cpp", "mm/hugetlb.c, fs/hugetlbfs/inode.c"},
+      {"model/userfaultfd.cpp", "mm/userfaultfd.c, mm/rmap.c"},
   };
   return files;
 }

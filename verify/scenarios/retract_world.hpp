@@ -1,7 +1,8 @@
 // The common world of the scenarios where khugepaged, having collapsed the second 2 MiB of a
 // PMD-aligned 4 MiB text, retracts the PTE table that mapped it (retract_page_tables) while
 // another task, holding i_mmap_rwsem for read too, reaches that table through
-// pte_offset_map_lock: page-table locks and RCU modelled. Derived::concurrently is that task.
+// pte_offset_map_lock: page-table locks and RCU modelled. Derived::concurrently is that task,
+// Derived::after (if it has one) what must hold at the end instead of the table retracted.
 #pragma once
 #include "verify/scenarios/teardown_world.hpp"
 
@@ -30,7 +31,7 @@ struct retract_against : scenario_base<Derived, 2> {
     if (i == 0)
       retract_page_tables(&w.mappings[0], kCollapsedPgoff);
     else
-      Derived::concurrently(&w.mappings[0]);
+      static_cast<Derived*>(this)->concurrently(&w.mappings[0]);
   }
 
   void after() {

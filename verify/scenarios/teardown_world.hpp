@@ -63,6 +63,7 @@ struct teardown_world {
     hugetlb_reset_ghosts();
     g_lockless_read_of_cleared_table = false;
     g_pte_map_lock_retried = false;
+    g_retract_skipped_on_recheck = false;
     g_rmap_walker_met = 0;
     for (auto& v : g_vma_by_id) v = nullptr;
     for (auto& n : g_write_locks_by_thread) n = 0;
@@ -94,10 +95,24 @@ struct teardown_world {
     } else if (l.sparse) {
       owner->pgtables.populate(l.start, l.start + PAGE_SIZE, l.hugetlb);
       owner->pgtables.populate(l.end - PAGE_SIZE, l.end, l.hugetlb);
+      map_at_setup(v, l.start);
+      map_at_setup(v, l.end - PAGE_SIZE);
     } else {
       owner->pgtables.populate(l.start, l.end, l.hugetlb);
+      // What the tables map at set-up: the VMA's first page in each PTE table.
+      for (unsigned long a = l.start; a < l.end; a = pt_addr_end(a, l.end, PMD_SIZE)) map_at_setup(v, a);
     }
     return v;
+  }
+
+  // A page mapped at set-up at addr of v (ghost content of its PTE table): the file's page
+  // there, or an anonymous one for an anonymous VMA or a private copy written to.
+  static void map_at_setup(vm_area_struct* v, unsigned long addr) {
+    map_at_setup(v, addr, !v->vm_file || v->anon_vma ? page_kind::anon : page_kind::file);
+  }
+  static void map_at_setup(vm_area_struct* v, unsigned long addr, page_kind kind) {
+    if (v->hugetlb) return;  // mapped by PMD entries: no PTE table
+    pt_set_pte(vma_pgtables(v)->slot(PTE_TABLE, addr), vma_page(v, addr, kind));
   }
 
   // Link a VMA into its file's tree at set-up (it was mapped before the scenario starts).
