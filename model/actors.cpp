@@ -206,7 +206,6 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
       }
       return;
     }
-    check_retracted_pages(v, pte_table, mapping, pgoff, who);
     int old = pte_table->state.exchange(PT_RETRACTED, rl::memory_order_relaxed);
     pte_table->ghost_state = PT_RETRACTED;
     // Which page the pmd held, read in the step that clears it: a fault or a copy may put a new
@@ -214,6 +213,7 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
     int generation = pte_table->generation;
     VM_CHECK(old == PT_PRESENT, "double free", "%s retracted PTE table %#lx of %s (vma %d) that %s", who,
              pte_table->base, mm->name, v->id, old == PT_FREED ? "free_pgd_range freed" : "was already retracted");
+    check_retracted_pages(v, pte_table, mapping, pgoff, who);  // what it mapped as the pmd is cleared
     if (mm->pgtables.ptlocks) {
       ptlock_unlock(pte_table);
       ptlock_unlock(pmd_table);

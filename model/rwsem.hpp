@@ -68,30 +68,12 @@ struct rw_semaphore {
   // down_read_killable / down_write_killable: 0 with the lock, or -EINTR without it when a fatal
   // signal ended the wait (model/sched.hpp: signal_pending_killable).
   int down_read_killable() {
-    lockdep_acquire(name, false);
-    int ret = 0;
-    if (!kernel_) {
-      ret = __down_read_killable();
-    } else {
-      VM_CHECK(kernel_->down_read_killable, "unmodelled", "the tree's rwsem.c has no __down_read_killable");
-      ret = kernel_->down_read_killable(kernel_storage_);
-      if (ret == 0) rwsem_acquire_read();
-    }
-    if (ret != 0) lockdep_release(name);
-    return ret;
+    return down_killable(&rw_semaphore::__down_read_killable, kernel_ ? kernel_->down_read_killable : nullptr,
+                         "__down_read_killable", &rw_semaphore::rwsem_acquire_read);
   }
   int down_write_killable() {
-    lockdep_acquire(name, false);
-    int ret = 0;
-    if (!kernel_) {
-      ret = __down_write_killable();
-    } else {
-      VM_CHECK(kernel_->down_write_killable, "unmodelled", "the tree's rwsem.c has no __down_write_killable");
-      ret = kernel_->down_write_killable(kernel_storage_);
-      if (ret == 0) rwsem_acquire_write();
-    }
-    if (ret != 0) lockdep_release(name);
-    return ret;
+    return down_killable(&rw_semaphore::__down_write_killable, kernel_ ? kernel_->down_write_killable : nullptr,
+                         "__down_write_killable", &rw_semaphore::rwsem_acquire_write);
   }
 
   // lockdep_assert_held_write / lockdep_assert_held_read, on the ghost record.
@@ -108,6 +90,23 @@ struct rw_semaphore {
   virtual void __down_write() = 0;
   virtual bool __down_write_trylock() = 0;
   virtual void __up_write() = 0;
+  // Both killable waits: the model's (a member), or the tree's (kernel_fn, null if the tree's
+  // rwsem.c lacks it), then the ghost record (acquired) when the tree's code took the lock.
+  int down_killable(int (rw_semaphore::*model)(), int (*kernel_fn)(void*), const char* kernel_name,
+                    void (rw_semaphore::*acquired)()) {
+    lockdep_acquire(name, false);
+    int ret = 0;
+    if (!kernel_) {
+      ret = (this->*model)();
+    } else {
+      VM_CHECK(kernel_fn, "unmodelled", "the tree's rwsem.c has no %s", kernel_name);
+      ret = kernel_fn(kernel_storage_);
+      if (ret == 0) (this->*acquired)();
+    }
+    if (ret != 0) lockdep_release(name);
+    return ret;
+  }
+
   // The abstract semaphore has no wait queue to leave: its killable waits are never interrupted.
   virtual int __down_read_killable() {
     __down_read();
