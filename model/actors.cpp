@@ -35,7 +35,7 @@ static void for_each_mapped(vm_area_struct* v, unsigned long start, unsigned lon
 
 // Whether a mapped page is file page `index` of `mapping`.
 static bool is_file_page(const mapped_page& m, const address_space* mapping, unsigned long index) {
-  return m.kind == page_kind::file && m.mapping == mapping && m.index == index;
+  return (m.kind == page_kind::file) & (m.mapping == mapping) & (m.index == index);
 }
 
 // What an rmap walker needs of page_vma_mapped_walk: the address it computed for the folio is
@@ -88,19 +88,11 @@ static void check_zap_covers_hole(vm_area_struct* v, unsigned long start, unsign
   });
 }
 
-// With even_cows false (a hole punched, not a truncation), a private copy's written pages stay:
-// after the zap of vma, every anonymous page it mapped in [start, end) is still there.
-static void check_cows_kept(vm_area_struct* v, unsigned long start, unsigned long end, const mapped_page* cows,
-                            int n, const char* who) {
-  for (int i = 0; i < n; i++) {
-    bool kept = false;
-    for_each_mapped(v, cows[i].addr, cows[i].addr + PAGE_SIZE,
-                    [&](const mapped_page& m) { kept |= m.kind == page_kind::anon; });
-    VM_CHECK(kept, "zap range",
-             "%s zapped [%#lx, %#lx) of vma %d without even_cows and dropped the private copy's anonymous page at "
-             "%#lx: the data written there is lost",
-             who, start, end, v->id, cows[i].addr);
-  }
+// The anonymous pages (a private copy's written pages) vma maps in [start, end).
+static int anon_pages_in(vm_area_struct* v, unsigned long start, unsigned long end) {
+  int n = 0;
+  for_each_mapped(v, start, end, [&](const mapped_page& m) { n += m.kind == page_kind::anon; });
+  return n;
 }
 
 // unmap_mapping_range_tree (mm/memory.c): zap the part of each VMA of i_mmap that maps
@@ -117,15 +109,15 @@ static void unmap_mapping_range_tree(address_space* mapping, unsigned long first
       end = ((zea + 1) << PAGE_SHIFT) + v->vm_start;
     }
     check_zap_covers_hole(v, start, end, first, last, who);
-    mapped_page cows[MAX_MAPPED_PAGES];
-    int ncows = 0;
-    if (!even_cows)
-      for_each_mapped(v, start, end, [&](const mapped_page& m) {
-        if (m.kind == page_kind::anon && ncows < MAX_MAPPED_PAGES) cows[ncows++] = m;
-      });
+    // Without even_cows (a hole punched, not a truncation), a private copy's written pages stay.
+    int cows = anon_pages_in(v, start, end);
     bool keep_anon = !even_cows && !mutant(Mutant::punch_hole_zaps_private_cows);
     zap_pte_tables(vma_pgtables(v), start, end, who, v->id, keep_anon);
-    check_cows_kept(v, start, end, cows, ncows, who);
+    int kept = anon_pages_in(v, start, end);
+    VM_CHECK(even_cows || kept == cows, "zap range",
+             "%s zapped [%#lx, %#lx) of vma %d without even_cows and dropped %d of the private copy's %d "
+             "anonymous pages there: what was written is lost",
+             who, start, end, v->id, cows - kept, cows);
   });
 }
 
@@ -195,15 +187,16 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
       ptlock_lock(&mm->pgtables, pmd_table, who);
       ptlock_lock(&mm->pgtables, pte_table, who);
     }
+    auto unlock = [&] {
+      if (!mm->pgtables.ptlocks) return;
+      ptlock_unlock(pte_table);
+      ptlock_unlock(pmd_table);
+    };
     // Under the locks, the anon_vma check again: a racing UFFDIO_COPY may have made the VMA a
     // written private copy and filled a PTE of this table since the check above.
-    bool skipped = !mutant(Mutant::retract_skips_anon_vma_recheck) && vma_has_anon_vma(v);
-    if (skipped) {
+    if (!mutant(Mutant::retract_skips_anon_vma_recheck) && vma_has_anon_vma(v)) {
       g_retract_skipped_on_recheck = true;
-      if (mm->pgtables.ptlocks) {
-        ptlock_unlock(pte_table);
-        ptlock_unlock(pmd_table);
-      }
+      unlock();
       return;
     }
     int old = pte_table->state.exchange(PT_RETRACTED, rl::memory_order_relaxed);
@@ -214,10 +207,7 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
     VM_CHECK(old == PT_PRESENT, "double free", "%s retracted PTE table %#lx of %s (vma %d) that %s", who,
              pte_table->base, mm->name, v->id, old == PT_FREED ? "free_pgd_range freed" : "was already retracted");
     check_retracted_pages(v, pte_table, mapping, pgoff, who);  // what it mapped as the pmd is cleared
-    if (mm->pgtables.ptlocks) {
-      ptlock_unlock(pte_table);
-      ptlock_unlock(pmd_table);
-    }
+    unlock();
     // pte_free_defer: the page is freed by an RCU callback, after a grace period; pte_free would
     // free it at once under a lockless walker that read the pmd just before.
     if (!mutant(Mutant::retract_pte_free_at_once)) synchronize_rcu();

@@ -11,7 +11,8 @@ hugetlb_vma_lock::hugetlb_vma_lock(const char* name) : rw_sema(name) {
 }
 
 void hugetlb_reset_ghosts() {
-  g_hugetlb_pmd_shared = g_hugetlb_unshared = g_hugetlb_share_refused = g_hugetlb_vma_lock_contended = false;
+  g_hugetlb_pmd_shared = g_hugetlb_unshared = g_hugetlb_share_refused = g_hugetlb_vma_lock_contended =
+      g_hugetlb_share_lost_race = false;
 }
 
 // __vma_shareable_lock (include/linux/hugetlb.h): the VMA still has its vma_lock.
@@ -108,10 +109,13 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
     // Under mm->page_table_lock: populate the pud entry with the shared table if it is still
     // none (one step: the recheck and pud_populate, so only lockdep sees the lock), else drop
     // the count taken above.
-    if (pt_populate_new(pud, seen, spte))
+    if (pt_populate_new(pud, seen, spte)) {
       g_hugetlb_pmd_shared = true;
-    else
-      spte->pmd_pts.fetch_sub(1, rl::memory_order_relaxed);  // ptdesc_pmd_pts_dec
+    } else {
+      g_hugetlb_share_lost_race = true;
+      if (!mutant(Mutant::huge_pmd_share_keeps_count_on_lost_race))
+        spte->pmd_pts.fetch_sub(1, rl::memory_order_relaxed);  // ptdesc_pmd_pts_dec
+    }
   }
   int entry = pud->state.load(rl::memory_order_acquire);  // pmd_alloc: pud_none(*pud)
   if (entry != PT_PRESENT) pt_populate_new(pud, entry);

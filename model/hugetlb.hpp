@@ -39,9 +39,10 @@ struct hugetlb_vma_lock {
 
 // Ghosts, per iteration, for the scenarios' reached windows: a fault shared another process's
 // PMD table; a zap unshared one; huge_pmd_share met a VMA in i_mmap whose vma_lock the final zap
-// had freed (the window the lock's freeing protects); truncation found a VMA's lock taken.
+// had freed (the window the lock's freeing protects); truncation found a VMA's lock taken; a
+// fault that found a table to share lost the race to populate its pud entry.
 inline bool g_hugetlb_pmd_shared = false, g_hugetlb_unshared = false, g_hugetlb_share_refused = false,
-            g_hugetlb_vma_lock_contended = false;
+            g_hugetlb_vma_lock_contended = false, g_hugetlb_share_lost_race = false;
 void hugetlb_reset_ghosts();
 
 // hugetlb_fault (mm/hugetlb.c) of a task of vma's mm at addr: under the VMA's vma_lock for read,

@@ -83,24 +83,30 @@ void vma_start_write_locked(mmap_lock_t* mm_lock, vma_lock_t* l) {
   // __is_vma_write_locked: the writer of mm_lock_seq is this task, so its own value is current.
   int seq = mm_lock_seq_of_writer(mm_lock);
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == seq) return;
+  lockdep_acquire("vm_lock", false);
   announce_blocking_lock();
   l->lock.lock_exclusive(RL_INFO);  // down_write: waits for the faults holding it
   l->vm_lock_seq.store(seq, rl::memory_order_relaxed);
   l->lock.unlock_exclusive(RL_INFO);
+  lockdep_release("vm_lock");
 }
 
 bool vma_start_read(mmap_lock_t* mm_lock, vma_lock_t* l) {
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == mm_lock->mm_lock_seq.load(rl::memory_order_relaxed))
     return false;
   if (!l->lock.try_lock_shared(RL_INFO)) return false;  // down_read_trylock
+  lockdep_acquire("vm_lock", true);
   // The recheck with acquire: a fault racing with vma_end_write_all reads the VMA only after it.
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == mm_lock->mm_lock_seq.load(rl::memory_order_acquire)) {
-    l->lock.unlock_shared(RL_INFO);
+    vma_end_read(l);
     return false;
   }
   return true;
 }
 
-void vma_end_read(vma_lock_t* l) { l->lock.unlock_shared(RL_INFO); }
+void vma_end_read(vma_lock_t* l) {
+  l->lock.unlock_shared(RL_INFO);
+  lockdep_release("vm_lock");
+}
 
 void vma_mark_detached(vma_lock_t* l) { l->detached.store(true, rl::memory_order_relaxed); }

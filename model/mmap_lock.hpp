@@ -7,6 +7,8 @@
 // Relacy's reader/writer lock has no downgrade, so a writer also holds a gate that every
 // locker passes first: the downgrade turns the exclusive hold into a shared one while still
 // holding the gate, then opens it, so no writer can come in between, as in downgrade_write.
+// Both record their order with lockdep (model/lockdep.hpp): mmap_lock, and vm_lock (the
+// fault's trylock adds no order, vma_start_write's down_write does).
 // Not modelled: the semaphore's queue and its fairness (rwsem.c, verified on its own), the
 // killable variants' signals.
 #pragma once

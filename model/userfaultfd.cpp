@@ -30,13 +30,12 @@ int mfill_atomic_copy(vm_area_struct* vma, unsigned long addr) {
   table_page* pte_table = pte_offset_map_lock(pt, pmd_table, addr, who, vma->id);
   if (!pte_table) return -EAGAIN;
   pte_table->ptes.load(rl::memory_order_relaxed);  // pte_none_mostly(ptep_get(dst_pte))
-  if (pt_pte_at(pte_table, addr)) {
-    pte_unmap_unlock(pte_table);
-    return -EEXIST;
+  int ret = pt_pte_at(pte_table, addr) ? -EEXIST : 0;
+  if (ret == 0) {
+    pte_table->ptes.store(1, rl::memory_order_relaxed);  // set_pte_at
+    pt_set_pte(pte_table, vma_page(vma, addr, page_kind::anon));
+    check_deref(pt, pte_table, who, vma->id);
   }
-  pte_table->ptes.store(1, rl::memory_order_relaxed);  // set_pte_at
-  pt_set_pte(pte_table, vma_page(vma, addr, page_kind::anon));
-  check_deref(pt, pte_table, who, vma->id);
-  pte_unmap_unlock(pte_table);
-  return 0;
+  pte_unmap_unlock(pte_table);  // out_unlock
+  return ret;
 }

@@ -23,3 +23,12 @@ TEST(HugetlbPmdSharing, TakingTheVmaLockAfterIMmapRwsemDeadlocksWithAFault) {
   // Two different VMAs' vma_locks: no run blocks, lockdep's order check reports it.
   expect_caught_as("exit_vs_hugetlb_pmd_share", "hugetlb_zap_begin_takes_i_mmap_first", "deadlock");
 }
+
+TEST(HugetlbPmdSharing, AFaultThatLosesTheRaceToShareGivesItsCountBack) {
+  expect_verified_reaching("hugetlb_faults_race_to_share", {"reached_share_lost_race"});
+  expect_caught_as("hugetlb_faults_race_to_share", "huge_pmd_share_keeps_count_on_lost_race", "counter");
+}
+
+TEST(HugetlbPmdSharing, AMisalignedVmaNeitherSharesNorIsSharedAndExitsCleanly) {
+  expect_verified_reaching("hugetlb_misaligned_vs_share", {"reached_pmd_shared"});
+}

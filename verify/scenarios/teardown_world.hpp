@@ -129,6 +129,11 @@ struct teardown_world {
   // A process whose VMAs are already mapped: each file VMA is in its mapping's tree. With
   // tables_exist false, their page tables are still to be allocated by faults.
   mm_struct* add_mm(const char* name, const layout_vma* l, int n, bool tables_exist = true) {
+    if (nmm == (int)std::size(mms)) {
+      std::fprintf(stderr, "model: more than %d processes in a teardown world (give the scenario its own mm)\n",
+                   (int)std::size(mms));
+      std::abort();
+    }
     mm_struct* mm = &mms[nmm++];
     mm->name = name;
     for (int i = 0; i < n; i++) {
