@@ -4,27 +4,10 @@
 // (huge_pmd_share); truncation holds i_mmap_rwsem for write and so only try-locks each VMA's
 // vma_lock, skipping the VMA whose fault holds it. Truncation zaps the first process's table,
 // unsharing it if the fault shared it already.
-#include "model/hugetlb.hpp"
-#include "verify/scenarios/teardown_world.hpp"
+#include "verify/scenarios/hugetlb_world.hpp"
 
-struct hugetlb_fault_vs_truncate : scenario_base<hugetlb_fault_vs_truncate, 2> {
-  static constexpr layout_vma kFirst[1] = {{0x7f4000000000, 0x7f4040000000, 1, true, true}};
-  static constexpr layout_vma kSecond[1] = {{0x7f8000000000, 0x7f8040000000, 1, true, true}};
-  static constexpr layout_file kFiles[1] = {{"/dev/hugepages/pool", 1}};
+struct hugetlb_fault_vs_truncate : scenario_base<hugetlb_fault_vs_truncate, 2>, hugetlb_two_mappers {
   static constexpr unsigned long kFault = 0x7f8000200000;
-
-  teardown_world<rwsem_abstract> w;
-  hugetlb_vma_lock first_lock{"hugetlb vma_lock of the first process"};
-  hugetlb_vma_lock second_lock{"hugetlb vma_lock of the faulting process"};
-  mm_struct *first, *second;
-
-  hugetlb_fault_vs_truncate() {
-    w.set_files(kFiles, 1);
-    first = w.add_mm("first process", kFirst, 1);
-    second = w.add_mm("faulting process", kSecond, 1, false);
-    first->vmas[0]->vm_private_data = &first_lock;
-    second->vmas[0]->vm_private_data = &second_lock;
-  }
 
   void thread(unsigned i) {
     if (i == 0)

@@ -4,27 +4,10 @@
 // (ptdesc_pmd_pts_inc), and under mm->page_table_lock the first populates the pud entry while
 // the second finds it taken and must give its count back. At the end the table's count is the
 // number of processes that share it, else its last user frees it too early or never.
-#include "model/hugetlb.hpp"
-#include "verify/scenarios/teardown_world.hpp"
+#include "verify/scenarios/hugetlb_world.hpp"
 
-struct hugetlb_faults_race_to_share : scenario_base<hugetlb_faults_race_to_share, 2> {
-  static constexpr layout_vma kFirst[1] = {{0x7f4000000000, 0x7f4040000000, 1, true, true}};
-  static constexpr layout_vma kSecond[1] = {{0x7f8000000000, 0x7f8040000000, 1, true, true}};
-  static constexpr layout_file kFiles[1] = {{"/dev/hugepages/pool", 1}};
+struct hugetlb_faults_race_to_share : scenario_base<hugetlb_faults_race_to_share, 2>, hugetlb_two_mappers {
   static constexpr unsigned long kFaults[2] = {0x7f8000200000, 0x7f8000600000};
-
-  teardown_world<rwsem_abstract> w;
-  hugetlb_vma_lock first_lock{"hugetlb vma_lock of the first process"};
-  hugetlb_vma_lock second_lock{"hugetlb vma_lock of the faulting process"};
-  mm_struct *first, *second;
-
-  hugetlb_faults_race_to_share() {
-    w.set_files(kFiles, 1);
-    first = w.add_mm("first process", kFirst, 1);
-    second = w.add_mm("faulting process", kSecond, 1, false);
-    first->vmas[0]->vm_private_data = &first_lock;
-    second->vmas[0]->vm_private_data = &second_lock;
-  }
 
   void thread(unsigned i) { hugetlb_fault(second->vmas[0], kFaults[i]); }
 
