@@ -32,3 +32,9 @@ TEST(HugetlbPmdSharing, AFaultThatLosesTheRaceToShareGivesItsCountBack) {
 TEST(HugetlbPmdSharing, AMisalignedVmaNeitherSharesNorIsSharedAndExitsCleanly) {
   expect_verified_reaching("hugetlb_misaligned_vs_share", {"reached_pmd_shared"});
 }
+
+TEST(HugetlbPmdSharing, ATableThreeProcessesShareIsFreedByItsLastUserWhoeverThatIs) {
+  expect_verified_reaching("hugetlb_three_sharers_exit", {"reached_pmd_unshared"});
+  // The owner's zap must unshare it while two others map it, not clear and free it.
+  expect_caught_as("hugetlb_three_sharers_exit", "huge_pmd_unshare_ignores_sharing", "use-after-free");
+}

@@ -115,6 +115,22 @@ struct teardown_world {
     pt_set_pte(vma_pgtables(v)->slot(PTE_TABLE, addr), vma_page(v, addr, kind));
   }
 
+  // A hugetlb fault of mm at addr ran huge_pmd_share before the scenario starts: mm's PUD table
+  // is there and its pud entry points to `table`, another process's PMD table, which counts one
+  // more sharer (mm's slots reserved at set-up, tables_exist false).
+  static void share_pmd_table_at_setup(mm_struct* mm, unsigned long addr, table_page* table) {
+    table_page* pud_table = mm->pgtables.slot(PUD_TABLE, addr);
+    pud_table->state.store(PT_PRESENT, rl::memory_order_relaxed);
+    pud_table->ghost_state = PT_PRESENT;
+    pud_table->ghost_users = 1;
+    table_page* pud = mm->pgtables.slot(PMD_TABLE, addr);
+    pud->state.store(PT_PRESENT, rl::memory_order_relaxed);
+    pud->ghost_state = PT_PRESENT;
+    pud->shared = table;
+    table->ghost_users++;
+    table->pmd_pts.store(table->pmd_pts.load(rl::memory_order_relaxed) + 1, rl::memory_order_relaxed);
+  }
+
   // Link a VMA into its file's tree at set-up (it was mapped before the scenario starts).
   void link_at_setup(vm_area_struct* v) {
     if (!v->vm_file) return;
