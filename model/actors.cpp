@@ -21,7 +21,12 @@ static unsigned long vma_address(vm_area_struct* v, unsigned long pgoff) {
 }
 
 // Every page the present PTE tables of vma's mm map in [start, end) (ghost; tables whose entry
-// was cleared are skipped: what they mapped went with them).
+// was cleared are skipped: what they mapped went with them). The checks read it in the step of
+// the caller's last instrumented access, outside the page-table locks, so the reduction orders
+// a task that changes what a table maps against them only where both touch the same table's
+// word: the scenarios where such a task races a zap or a walker (fork_fails_vs_rmap_walk's
+// copy_page_range) are searched without the reduction. The retraction's check runs in the
+// step that clears the pmd, under the PTE lock where the world has the page-table locks.
 template <class Fn>
 static void for_each_mapped(vm_area_struct* v, unsigned long start, unsigned long end, Fn fn) {
   mm_pgtables* pt = vma_pgtables(v);
