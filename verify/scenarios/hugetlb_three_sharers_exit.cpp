@@ -51,6 +51,7 @@ struct hugetlb_three_sharers_exit : scenario_base<hugetlb_three_sharers_exit, 2>
     w.check_torn_down(second);
     w.check_torn_down(third);
     w.check_trees(0, 0);
+    w.report_write_locks(0, 1);  // the hugetlb zap's i_mmap_lock_write, besides free_pgtables'
     if (g_hugetlb_unshared) exploration::stat("reached_pmd_unshared", 1);
   }
 };
