@@ -29,9 +29,7 @@ struct hugetlb_misaligned_vs_share : scenario_base<hugetlb_misaligned_vs_share, 
     w.set_files(kLayout.files, 2);
     misaligned = w.add_mm("misaligned process", kLayout.vmas, 2);  // first in i_mmap
     aligned = w.add_mm("aligned process", kAligned, 1);
-    faulting->vmas[faulting->nr++] = w.new_vma(kFaulting[0], faulting, 0, false);
-    faulting->mt_entries = faulting->nr;
-    w.link_at_setup(faulting->vmas[0]);
+    w.add_vmas(faulting, kFaulting, 1, false);
     misaligned->vmas[1]->vm_private_data = &misaligned_lock;
     aligned->vmas[0]->vm_private_data = &aligned_lock;
     faulting->vmas[0]->vm_private_data = &faulting_lock;

@@ -26,9 +26,7 @@ struct hugetlb_three_sharers_exit : scenario_base<hugetlb_three_sharers_exit, 2>
     w.set_files(kLayout.files, 2);
     first = w.add_mm("first process", kLayout.vmas, 2);
     second = w.add_mm("second process", kSharers, 1, false);
-    third->vmas[third->nr++] = w.new_vma(kSharers[1], third, 0, false);
-    third->mt_entries = third->nr;
-    w.link_at_setup(third->vmas[0]);
+    w.add_vmas(third, &kSharers[1], 1, false);
     first->vmas[1]->vm_private_data = &locks[0];
     second->vmas[0]->vm_private_data = &locks[1];
     third->vmas[0]->vm_private_data = &locks[2];

@@ -152,6 +152,10 @@ struct teardown_world {
     }
     mm_struct* mm = &mms[nmm++];
     mm->name = name;
+    return add_vmas(mm, l, n, tables_exist);
+  }
+  // The same for an mm the scenario holds itself (a process beyond the world's two).
+  mm_struct* add_vmas(mm_struct* mm, const layout_vma* l, int n, bool tables_exist = true) {
     for (int i = 0; i < n; i++) {
       unsigned long file_base = 0;  // the first VMA of the same file: offset 0
       for (int j = 0; j < i && !file_base; j++)
