@@ -347,8 +347,10 @@ void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detache
 void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
                    mm_struct* detached, mm_struct* undo) {
   LOG_TASK("mmap MAP_FIXED (__mmap_region)");
+  // vms_gather_munmap_vmas only over existing VMAs; into a gap (vma_find finds none),
+  // vma_iter_next_rewind gives prev and next, and there are no old tables to clear.
   vma_munmap_struct vms = vms_gather_munmap_vmas(mm, first, count, detached);
-  bool clear_ptes = true;
+  bool clear_ptes = count > 0;  // vms->clear_ptes, set by the gather (vms->nr_pages != 0)
   auto vms_clear_ptes = [&] {
     if (!clear_ptes) return;
     free_detached_pgtables(mm, detached, vms.unmap_start, vms.unmap_end, true);
@@ -377,6 +379,14 @@ void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, boo
   // becomes a gap, and vms_complete_munmap_vmas frees them.
   if (clear_ptes || mutant(Mutant::mmap_abort_reattaches_cleared_vmas)) return;  // reattach_vmas
   vma_iter_store_range(mm, first, count, nullptr);
+}
+
+void vm_mmap_pgoff(mm_struct* mm, vm_area_struct* vma, int first, int count, mm_struct* detached,
+                   mm_struct* undo) {
+  LOG_TASK("mmap MAP_FIXED (vm_mmap_pgoff)");
+  mmap_write_lock(mm->mmap_lock);  // mmap_write_lock_killable: no fatal signal here
+  __mmap_region(mm, vma, first, count, false, detached, undo);
+  mmap_write_unlock(mm->mmap_lock);  // no downgrade: init_vma_munmap's unlock is false for mmap
 }
 
 void dup_mmap_fails(mm_struct* child, mm_struct* parent, vm_area_struct* const* copies, int fail_at) {

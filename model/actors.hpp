@@ -70,3 +70,9 @@ void dup_mmap_fails(mm_struct* child, mm_struct* parent, vm_area_struct* const* 
 // prev and next; *undo receives its record) and vms_abort_munmap_vmas (the range left a gap).
 void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
                    mm_struct* detached, mm_struct* undo);
+
+// vm_mmap_pgoff (mm/util.c, v6.12) of a MAP_FIXED mapping, for the scenarios where another
+// task of the mm takes mm->mmap_lock: __mmap_region (above; its mmap_file succeeds) between
+// mmap_write_lock and mmap_write_unlock, which mmap never downgrades.
+void vm_mmap_pgoff(mm_struct* mm, vm_area_struct* vma, int first, int count, mm_struct* detached,
+                   mm_struct* undo);

@@ -20,14 +20,32 @@ static vm_area_struct* vma_prev(mm_struct* mm, vm_area_struct* vma) {
   return nullptr;
 }
 
+// The stack guard gap (mm/mmap.c, stack_guard_gap): when a stack grows down to addr, no VMA
+// below it that is not a stack itself ends less than STACK_GUARD_GAP below addr. A ghost scan
+// of the whole tree, independent of the prev that expand_downwards tests: a growth decided on a
+// stale view of the tree (another task mapped into the gap meanwhile) fails it.
+static void check_stack_guard_gap(mm_struct* mm, vm_area_struct* stack, unsigned long addr) {
+  for (int i = 0; i < mm->nr; i++) {
+    const vm_area_struct* v = mm->vmas[i];
+    if (v == stack || v->growsdown || v->vm_start >= addr) continue;
+    VM_CHECK(addr - v->vm_end >= STACK_GUARD_GAP, "guard gap",
+             "the stack of %s grew down to %#lx, %#lx above the end of vma %d (the guard gap is %#lx)",
+             mm->name, addr, addr - v->vm_end, v->id, STACK_GUARD_GAP);
+  }
+}
+
 // expand_downwards (mm/mmap.c): grow a VM_GROWSDOWN VMA down to addr, keeping the stack guard
-// gap above the VMA below it. Its caller holds mmap_lock for write (v6.5 on).
-static bool expand_downwards(mm_struct* mm, vm_area_struct* vma, unsigned long addr) {
+// gap above the VMA below it. Its caller holds mmap_lock for write (v6.5 on). The VMA below is
+// looked up now, as the kernel does, unless the caller passes the one it saw earlier (*seen:
+// only the stack_guard_gap_checked_before_upgrade mutant does).
+static bool expand_downwards(mm_struct* mm, vm_area_struct* vma, unsigned long addr,
+                             vm_area_struct* const* seen = nullptr) {
   if (!vma->growsdown) return false;
   addr &= ~(PAGE_SIZE - 1);
-  vm_area_struct* prev = vma_prev(mm, vma);
+  vm_area_struct* prev = seen ? *seen : vma_prev(mm, vma);
   if (prev && !prev->growsdown && addr - prev->vm_end < STACK_GUARD_GAP) return false;  // -ENOMEM
   vma_start_write(vma);  // keeps faults under the VMA's own lock out while it changes
+  check_stack_guard_gap(mm, vma, addr);
   vma->vm_start = addr;  // vma_iter_store
   return true;
 }
@@ -107,10 +125,13 @@ bool do_user_addr_fault(mm_struct* mm, unsigned long addr) {
     } else {
       // mmap_upgrade_trylock does not exist yet: drop the read lock, take the write lock, look
       // the VMA up again (upgrade_mmap_lock_carefully).
+      // The mutant decides on the guard gap with the VMA below as seen under the read lock.
+      const bool stale = mutant(Mutant::stack_guard_gap_checked_before_upgrade);
+      vm_area_struct* const prev_seen = stale ? vma_prev(mm, vma) : nullptr;
       mmap_read_unlock(mm->mmap_lock);
       mmap_write_lock(mm->mmap_lock);
       vma = find_vma(mm, addr);
-      if (!vma || (vma->vm_start > addr && !expand_downwards(mm, vma, addr))) {
+      if (!vma || (vma->vm_start > addr && !expand_downwards(mm, vma, addr, stale ? &prev_seen : nullptr))) {
         mmap_write_unlock(mm->mmap_lock);
         return false;
       }

@@ -33,6 +33,10 @@ TEST(HugetlbPmdSharing, AMisalignedVmaNeitherSharesNorIsSharedAndExitsCleanly) {
   expect_verified_reaching("hugetlb_misaligned_vs_share", {"reached_pmd_shared"});
 }
 
+TEST(HugetlbPmdSharing, NoFaultSharesATableThatIsNotAWholeGigabyteOfAVma) {
+  expect_verified_reaching("hugetlb_short_vma_vs_share", {});
+}
+
 TEST(HugetlbPmdSharing, ATableThreeProcessesShareIsFreedByItsLastUserWhoeverThatIs) {
   expect_verified_reaching("hugetlb_three_sharers_exit", {"reached_pmd_unshared"});
   // The owner's zap must unshare it while two others map it, not clear and free it.
