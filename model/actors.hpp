@@ -7,6 +7,24 @@
 // Ghost, per iteration: the VMAs (by id) an rmap walker met in i_mmap.
 inline unsigned g_rmap_walker_met = 0;
 
+// Every page the present PTE tables of vma's mm map in [start, end) (ghost; tables whose entry
+// was cleared are skipped: what they mapped went with them). The checks read it in the step of
+// the caller's last instrumented access, outside the page-table locks, so the reduction orders
+// a task that changes what a table maps against them only where both touch the same table's
+// word: the scenarios where such a task races a zap or a walker (the fork_fails_* scenarios'
+// copy_page_range) are searched without the reduction. The retraction's check runs in the
+// step that clears the pmd, under the PTE lock where the world has the page-table locks.
+template <class Fn>
+void for_each_mapped(vm_area_struct* v, unsigned long start, unsigned long end, Fn fn) {
+  mm_pgtables* pt = vma_pgtables(v);
+  for (int i = 0; i < pt->n; i++) {
+    table_page& t = pt->pages[i];
+    if (t.level != PTE_TABLE || t.ghost_state != PT_PRESENT) continue;
+    for (int j = 0; j < t.nr_mapped; j++)
+      if (t.mapped[j].addr >= start && t.mapped[j].addr < end) fn(t.mapped[j]);
+  }
+}
+
 // Every page offset of the file: a walk over the whole of i_mmap (truncation of the file).
 constexpr unsigned long ALL_PGOFFS = ~0UL;
 

@@ -119,8 +119,8 @@ bool do_user_addr_fault(mm_struct* mm, unsigned long addr) {
     if (mutant(Mutant::stack_expanded_under_read_lock)) {
       // Before v6.5: the stack grew in place under the read lock.
       if (!expand_downwards(mm, vma, addr)) {
-        mmap_read_unlock(mm->mmap_lock);
-        return false;
+        mmap_read_unlock(mm->mmap_lock);  // the growth under the read lock refused
+        return false;                     // (SIGSEGV)
       }
     } else {
       // mmap_upgrade_trylock does not exist yet: drop the read lock, take the write lock, look

@@ -99,8 +99,8 @@ struct rwsem_count_model final : rw_semaphore {
     long c;
     if (mutant(Mutant::read_trylock_preemptible)) {  // before 3f5245538a19
       if (rwsem_read_trylock(&c)) return;
-      const preempt_disabled scope($);
-      rwsem_down_read_slowpath(c, false);
+      const preempt_disabled scope($);  // after the preemptible trylock
+      rwsem_down_read_slowpath(c, false);  // after the preemptible trylock
       return;
     }
     const preempt_disabled scope($);
@@ -117,7 +117,7 @@ struct rwsem_count_model final : rw_semaphore {
       if (count.compare_exchange_strong(tmp, tmp + RWSEM_READER_BIAS, rl::memory_order_acquire,
                                         rl::memory_order_relaxed)) {
         check_handoff(tmp, "__down_read_trylock");
-        rwsem_acquire_read();
+        rwsem_acquire_read();  // the trylock took it
         return true;
       }
     }
@@ -588,7 +588,7 @@ struct rwsem_count_model final : rw_semaphore {
       if ((!rt && looks++ > 0) || !task_on_cpu(reinterpret_cast<task_struct*>(o)->pid)) return OWNER_NOT_NULL;  // OWNER_NONSPINNABLE
       if (rt) {
         cpu_spin_turn("rwsem_spin_on_owner", $);  // cpu_relax()
-        rl::yield(1, $);
+        rl::yield(1, $);  // while the writer owner runs
       }
       const long now = owner.load(rl::memory_order_relaxed);
       if (now != o) looks = 0;  // a new owner: rwsem_owner_state() of it

@@ -42,17 +42,11 @@ struct punch_hole_vs_exit : exit_against<punch_hole_vs_exit> {
   // At the end, no file page of the hole is mapped by a VMA that stays, and everything else is.
   void check_hole_unmapped(vm_area_struct* v, int pages_after) {
     int left = 0;
-    mm_pgtables* pt = vma_pgtables(v);
-    for (int i = 0; i < pt->n; i++) {
-      const table_page& t = pt->pages[i];
-      if (t.level != PTE_TABLE) continue;
-      for (int j = 0; j < t.nr_mapped; j++) {
-        const mapped_page& m = t.mapped[j];
-        VM_CHECK(m.kind == page_kind::anon || m.index < kHoleFirst || m.index >= kHoleFirst + kHolePages,
-                 "zap range", "vma %d still maps file page %#lx of the hole at %#lx", v->id, m.index, m.addr);
-        left++;
-      }
-    }
+    for_each_mapped(v, v->vm_start, v->vm_end, [&](const mapped_page& m) {
+      VM_CHECK(m.kind == page_kind::anon || m.index < kHoleFirst || m.index >= kHoleFirst + kHolePages,
+               "zap range", "vma %d still maps file page %#lx of the hole at %#lx", v->id, m.index, m.addr);
+      left++;
+    });
     VM_CHECK(left == pages_after, "zap range", "vma %d maps %d pages after the punch, expected %d", v->id, left,
              pages_after);
   }
