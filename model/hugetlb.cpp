@@ -83,8 +83,21 @@ static unsigned long page_table_shareable(vm_area_struct* svma, vm_area_struct* 
 // want_pmd_share (mm/hugetlb.c): a shared mapping with its vma_lock that covers addr's whole PUD.
 static bool want_pmd_share(vm_area_struct* vma, unsigned long addr) {
   unsigned long start = addr & PUD_MASK;
+  if (mutant(Mutant::want_pmd_share_ignores_vma_end))
+    return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start;
   return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start &&
          start + PUD_SIZE <= vma->vm_end;
+}
+
+// A PMD table is shared only by VMAs that each map the whole gigabyte it covers: through the
+// shared table, a shorter VMA's process would reach the other processes' pages outside its own
+// range (and a mapping it makes there would write into their table: b30c14cd6102 unshares
+// when a split leaves a VMA short).
+static void check_shares_whole_pud(vm_area_struct* v, unsigned long addr) {
+  const unsigned long base = addr & PUD_MASK;
+  VM_CHECK(v->vm_start <= base && base + PUD_SIZE <= v->vm_end, "page tables",
+           "vma %d [%#lx, %#lx) of %s maps a shared PMD table covering [%#lx, %#lx), more than the vma", v->id,
+           v->vm_start, v->vm_end, v->vm_mm->name, base, base + PUD_SIZE);
 }
 
 // huge_pmd_share (mm/hugetlb.c): pud is vma's none pud entry for addr. Returns it, populated
@@ -101,6 +114,7 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
     if (!saddr) return;
     if (table_page* s = hugetlb_walk(svma, saddr, who)) {
       spte = page_of(s);
+      check_shares_whole_pud(svma, saddr);
       spte->pmd_pts.fetch_add(1, rl::memory_order_relaxed);  // ptdesc_pmd_pts_inc
       check_deref(vma_pgtables(svma), s, who, svma->id);
     }
@@ -111,6 +125,7 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
     // the count taken above.
     if (pt_populate_new(pud, seen, spte)) {
       g_hugetlb_pmd_shared = true;
+      check_shares_whole_pud(vma, addr);
     } else {
       g_hugetlb_share_lost_race = true;
       if (!mutant(Mutant::huge_pmd_share_keeps_count_on_lost_race))

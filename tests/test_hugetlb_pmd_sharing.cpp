@@ -37,6 +37,10 @@ TEST(HugetlbPmdSharing, NoFaultSharesATableThatIsNotAWholeGigabyteOfAVma) {
   expect_verified_reaching("hugetlb_short_vma_vs_share", {});
 }
 
+TEST(HugetlbPmdSharing, AShortVmaThatWantsToShareTakesATableCoveringMoreThanItself) {
+  expect_caught_as("hugetlb_short_vma_vs_share", "want_pmd_share_ignores_vma_end", "page tables");
+}
+
 TEST(HugetlbPmdSharing, ATableThreeProcessesShareIsFreedByItsLastUserWhoeverThatIs) {
   expect_verified_reaching("hugetlb_three_sharers_exit", {"reached_pmd_unshared"});
   // The owner's zap must unshare it while two others map it, not clear and free it.

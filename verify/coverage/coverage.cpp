@@ -16,7 +16,7 @@ const std::vector<CoveredFile>& covered_files() {
       {"model/free_pgtables.hpp", "mm/memory.c"},
       {"model/pgtable.hpp", "mm/memory.c"},
       {"model/mm.cpp", "mm/vma.c, mm/mmap.c"},
-      {"model/actors.cpp", "mm/rmap.c, mm/memory.c, mm/khugepaged.c, mm/vma.c, mm/mmap.c, kernel/fork.c"},
+      {"model/actors.cpp", "mm/rmap.c, mm/memory.c, mm/khugepaged.c, mm/vma.c, mm/mmap.c, mm/util.c, kernel/fork.c"},
       {"model/fault.cpp", "mm/memory.c, mm/mmap.c"},
       {"model/mmap_lock.cpp", "include/linux/mmap_lock.h, include/linux/mm.h"},
       {"model/mmu_gather.cpp", "mm/mmu_gather.c"},

@@ -2,7 +2,7 @@
 // thread of the process faults one page below the stack. Whichever takes mmap_lock for write
 // first decides: the stack grows by that page and the mapping goes below it (MAP_FIXED may map
 // inside the guard gap), or the mapping comes first and the fault fails (SIGSEGV), because
-// growing the stack would leave it less than the stack guard gap above the new mapping
+// growing the stack would leave it one page less than the stack guard gap above the new mapping
 // (expand_downwards' -ENOMEM, after the fault dropped mmap_lock for read and took it for write).
 // The mapping lands in a gap, so its __mmap_region gathers and clears nothing; its driver fills
 // the PTE table the stack would grow into. Constructed: the heap is far below, beyond the gap.
@@ -17,8 +17,10 @@ struct stack_fault_vs_mmap_in_guard_gap : scenario_base<stack_fault_vs_mmap_in_g
       {0x7ffd00200000, 0x7ffd00221000, 0},  // [stack], VM_GROWSDOWN
   }, {{"data file", 0}}};
   static constexpr unsigned long kFault = 0x7ffd001ff000;  // the page below the stack
-  // MAP_FIXED into the gap: 1 MiB of the file ending where the stack would grow to.
-  static constexpr layout_vma kNew = {0x7ffd000ff000, kFault, 1};
+  // MAP_FIXED into the gap: 1 MiB of the file ending exactly one guard gap below the stack's
+  // start, so that growing the stack by the faulting page would leave one page too little.
+  static constexpr layout_vma kNew = {0x7ffd00000000, 0x7ffd00100000, 1};
+  static_assert(kNew.end == kLayout.vmas[1].start - STACK_GUARD_GAP, "the new VMA ends one guard gap below");
   static constexpr int kGap = 1;  // the new VMA goes between the heap and the stack
 
   teardown_world<rwsem_abstract> w;
