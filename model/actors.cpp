@@ -329,8 +329,8 @@ void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detache
 void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
                    mm_struct* detached, mm_struct* undo) {
   LOG_TASK("mmap MAP_FIXED (__mmap_region)");
-  // vms_gather_munmap_vmas only over existing VMAs; into a gap (vma_find finds none),
-  // vma_iter_next_rewind gives prev and next, and there are no old tables to clear.
+  // Into a gap (count 0: vma_find finds none) the kernel skips the gather and takes prev and
+  // next from vma_iter_next_rewind, which is what the model's gather does with no VMA.
   vma_munmap_struct vms = vms_gather_munmap_vmas(mm, first, count, detached);
   bool clear_ptes = count > 0;  // vms->clear_ptes, set by the gather (vms->nr_pages != 0)
   auto vms_clear_ptes = [&] {
