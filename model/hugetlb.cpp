@@ -83,10 +83,8 @@ static unsigned long page_table_shareable(vm_area_struct* svma, vm_area_struct* 
 // want_pmd_share (mm/hugetlb.c): a shared mapping with its vma_lock that covers addr's whole PUD.
 static bool want_pmd_share(vm_area_struct* vma, unsigned long addr) {
   unsigned long start = addr & PUD_MASK;
-  if (mutant(Mutant::want_pmd_share_ignores_vma_end))
-    return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start;
-  return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start &&
-         start + PUD_SIZE <= vma->vm_end;
+  const bool covers_pud_end = start + PUD_SIZE <= vma->vm_end || mutant(Mutant::want_pmd_share_ignores_vma_end);
+  return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start && covers_pud_end;
 }
 
 // A PMD table is shared only by VMAs that each map the whole gigabyte it covers: through the
