@@ -1,4 +1,5 @@
 #include "model/actors.hpp"
+#include "model/call_chain.hpp"
 
 #include <algorithm>
 
@@ -39,6 +40,7 @@ static void check_walker_address(vm_area_struct* v, address_space* mapping, unsi
 }
 
 void rmap_walk_file(address_space* mapping, unsigned long pgoff, bool try_lock) {
+  KERNEL_FRAME();
   LOG_TASK(try_lock ? "reclaim's rmap walker (rmap_walk_file, try_lock)" : "rmap walker (rmap_walk_file)");
   const char* who = try_lock ? "reclaim's rmap walker (try_lock)" : "rmap walker";
   if (!i_mmap_trylock_read(mapping)) {
@@ -109,6 +111,7 @@ static void unmap_mapping_range_tree(address_space* mapping, unsigned long first
 }
 
 void unmap_mapping_range(address_space* mapping) {
+  KERNEL_FRAME();
   LOG_TASK("truncation (unmap_mapping_range)");
   const char* who = "truncation (unmap_mapping_range)";
   i_mmap_lock_read(mapping);
@@ -118,6 +121,7 @@ void unmap_mapping_range(address_space* mapping) {
 }
 
 void unmap_mapping_pages(address_space* mapping, unsigned long start, unsigned long nr, bool even_cows) {
+  KERNEL_FRAME();
   LOG_TASK("hole punch (unmap_mapping_pages)");
   const char* who = "hole punch (unmap_mapping_pages)";
   unsigned long last = start + nr - 1;
@@ -152,6 +156,7 @@ static void check_retracted_pages(vm_area_struct* v, table_page* pte_table, addr
 }
 
 void retract_page_tables(address_space* mapping, unsigned long pgoff) {
+  KERNEL_FRAME();
   LOG_TASK("khugepaged (retract_page_tables)");
   const char* who = "khugepaged (retract_page_tables)";
   if (!mutant(Mutant::khugepaged_without_read_lock)) i_mmap_lock_read(mapping);
@@ -205,6 +210,7 @@ void retract_page_tables(address_space* mapping, unsigned long pgoff) {
 
 // mapping_map_writable (include/linux/fs.h): atomic_inc_unless_negative.
 static bool mapping_map_writable(address_space* mapping) {
+  KERNEL_FRAME();
   int v = mapping->i_mmap_writable.load(rl::memory_order_relaxed);
   do {
     if (v < 0) return false;  // -EPERM: writes are denied
@@ -216,6 +222,7 @@ static bool mapping_map_writable(address_space* mapping) {
 
 // mapping_unmap_writable (include/linux/fs.h): atomic_dec.
 static void mapping_unmap_writable(address_space* mapping) {
+  KERNEL_FRAME();
   mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_sub(1, rl::memory_order_relaxed) - 1;
   mapping->ghost_map_writable_holds--;
 }
@@ -242,6 +249,7 @@ static void unmap_region(mm_struct* mm, mm_struct* detached, vm_area_struct* pre
 
 void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next, bool call_mmap_fails,
                  mm_struct* detached) {
+  KERNEL_FRAME();
   LOG_TASK("mmap (mmap_region)");
   file* f = vma->vm_file;
   bool writable_file_mapping = false;
@@ -265,6 +273,7 @@ void mmap_region(vm_area_struct* vma, vm_area_struct* prev, vm_area_struct* next
 }
 
 void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area_struct* next) {
+  KERNEL_FRAME();
   LOG_TASK("munmap (do_munmap)");
   // The detached VMAs already left mm's tree (vms_gather_munmap_vmas): set-up. mmap_write_downgrade.
   unmap_region(mm, detached, prev, next, false);
@@ -273,6 +282,7 @@ void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area
 // vma_iter_store of a VMA over the range of mm->vmas[first, first + count) (or into the gap
 // there, count 0), or, vma null, the range cleared (mas_store_gfp(NULL)): the maple tree.
 static void vma_iter_store_range(mm_struct* mm, int first, int count, vm_area_struct* vma) {
+  KERNEL_FRAME();
   mm->mt_seq.store(mm->mt_seq.load(rl::memory_order_relaxed) + 1, rl::memory_order_release);
   int put = vma ? 1 : 0;
   int shift = put - count;
@@ -296,6 +306,7 @@ struct vma_munmap_struct {
 // detached where it has a per-VMA lock; prev and next, and the floor and ceiling they give.
 // Read under the write lock, so a stack that grew before is seen with its new start.
 static vma_munmap_struct vms_gather_munmap_vmas(mm_struct* mm, int first, int count, mm_struct* detached) {
+  KERNEL_FRAME();
   vma_munmap_struct vms;
   vms.prev = first > 0 ? mm->vmas[first - 1] : nullptr;
   vms.next = first + count < mm->nr ? mm->vmas[first + count] : nullptr;
@@ -316,6 +327,7 @@ static vma_munmap_struct vms_gather_munmap_vmas(mm_struct* mm, int first, int co
 }
 
 void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detached) {
+  KERNEL_FRAME();
   LOG_TASK("munmap (do_vmi_align_munmap)");
   mmap_write_lock(mm->mmap_lock);
   vma_munmap_struct vms = vms_gather_munmap_vmas(mm, first, count, detached);
@@ -328,6 +340,7 @@ void do_vmi_align_munmap(mm_struct* mm, int first, int count, mm_struct* detache
 
 void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, bool mmap_file_fails,
                    mm_struct* detached, mm_struct* undo) {
+  KERNEL_FRAME();
   LOG_TASK("mmap MAP_FIXED (__mmap_region)");
   // Into a gap (count 0: vma_find finds none) the kernel skips the gather and takes prev and
   // next from vma_iter_next_rewind, which is what the model's gather does with no VMA.
@@ -365,6 +378,7 @@ void __mmap_region(mm_struct* mm, vm_area_struct* vma, int first, int count, boo
 
 void vm_mmap_pgoff(mm_struct* mm, vm_area_struct* vma, int first, int count, mm_struct* detached,
                    mm_struct* undo) {
+  KERNEL_FRAME();
   LOG_TASK("mmap MAP_FIXED (vm_mmap_pgoff)");
   mmap_write_lock(mm->mmap_lock);  // mmap_write_lock_killable: no fatal signal here
   __mmap_region(mm, vma, first, count, false, detached, undo);

@@ -1,4 +1,5 @@
 #include "model/fault.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/mmap_lock.hpp"
 #include "model/mutants.hpp"
@@ -7,6 +8,7 @@
 // mmap_lock, or under RCU (mas_walk): the read of the tree is instrumented either way, so that
 // a change made without the lock the reader relies on is a race the reduced search sees.
 static vm_area_struct* find_vma(mm_struct* mm, unsigned long addr) {
+  KERNEL_FRAME();
   mm->mt_seq.load(rl::memory_order_acquire);  // the tree's nodes, published with rcu_assign_pointer
   for (int i = 0; i < mm->nr; i++)
     if (mm->vmas[i]->vm_end > addr) return mm->vmas[i];
@@ -15,6 +17,7 @@ static vm_area_struct* find_vma(mm_struct* mm, unsigned long addr) {
 
 // vma_prev (include/linux/mm.h) of a VMA of the tree.
 static vm_area_struct* vma_prev(mm_struct* mm, vm_area_struct* vma) {
+  KERNEL_FRAME();
   for (int i = 1; i < mm->nr; i++)
     if (mm->vmas[i] == vma) return mm->vmas[i - 1];
   return nullptr;
@@ -40,6 +43,7 @@ static void check_stack_guard_gap(mm_struct* mm, vm_area_struct* stack, unsigned
 // only the stack_guard_gap_checked_before_upgrade mutant does).
 static bool expand_downwards(mm_struct* mm, vm_area_struct* vma, unsigned long addr,
                              vm_area_struct* const* seen = nullptr) {
+  KERNEL_FRAME();
   if (!vma->growsdown) return false;
   addr &= ~(PAGE_SIZE - 1);
   vm_area_struct* prev = seen ? *seen : vma_prev(mm, vma);
@@ -81,6 +85,7 @@ void install_pte(vm_area_struct* vma, unsigned long addr, const char* who) {
 
 // mas_walk (lib/maple_tree.c) under RCU: the VMA of the tree containing addr, or null.
 static vm_area_struct* mas_walk(mm_struct* mm, unsigned long addr) {
+  KERNEL_FRAME();
   vm_area_struct* vma = find_vma(mm, addr);
   return vma && vma->vm_start <= addr ? vma : nullptr;
 }
@@ -91,6 +96,7 @@ static vm_area_struct* mas_walk(mm_struct* mm, unsigned long addr) {
 // anyway). Simplified: a VMA found detached falls back too, where the kernel retries the walk
 // (which finds it again until munmap clears the tree, or nothing).
 static vm_area_struct* lock_vma_under_rcu(mm_struct* mm, unsigned long addr) {
+  KERNEL_FRAME();
   vm_area_struct* vma = mas_walk(mm, addr);
   if (!vma || !vma->vm_lock) return nullptr;
   if (!vma_start_read(mm->mmap_lock, vma->vm_lock)) return nullptr;
@@ -102,6 +108,7 @@ static vm_area_struct* lock_vma_under_rcu(mm_struct* mm, unsigned long addr) {
 }
 
 bool do_user_addr_fault(mm_struct* mm, unsigned long addr) {
+  KERNEL_FRAME();
   LOG_TASK("page fault (do_user_addr_fault)");
   if (vm_area_struct* vma = lock_vma_under_rcu(mm, addr)) {
     install_pte(vma, addr, "the page fault under the VMA lock");  // handle_mm_fault

@@ -4,6 +4,7 @@
 // is_vm_hugetlb_page, free_pgd_range and hugetlb_free_pgd_range.
 #pragma once
 #include "model/pgtable.hpp"
+#include "model/call_chain.hpp"
 #include "model/vma_batch.hpp"
 
 // Which teardown runs: the patch's (batched) or the code before it (one unlink_file_vma per VMA).
@@ -26,6 +27,7 @@ unsigned long group_ceiling(VMA* next, unsigned long ceiling) {
 template <class MAS, class VMA>
 void free_pgtables(MAS* mas, VMA* vma, unsigned long floor, unsigned long ceiling, bool mm_wr_locked,
                    teardown_variant variant = teardown_variant::batched) {
+  KERNEL_FRAME();
   unlink_vma_file_batch<VMA> vb;
   const bool batched = variant == teardown_variant::batched;
   do {

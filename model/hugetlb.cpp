@@ -1,4 +1,5 @@
 #include "model/hugetlb.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/mmu_gather.hpp"
 #include "model/mutants.hpp"
@@ -25,24 +26,30 @@ static hugetlb_vma_lock* vma_shareable_lock(vm_area_struct* vma) {
 // hugetlb_vma_unlock_write / hugetlb_vma_trylock_write (mm/hugetlb.c): no-ops on a VMA without
 // a vma_lock (the private-mapping resv_map lock is not modelled).
 static void hugetlb_vma_lock_read(vm_area_struct* vma) {
+  KERNEL_FRAME();
   if (hugetlb_vma_lock* l = vma_shareable_lock(vma)) l->rw_sema.down_read();
 }
 static void hugetlb_vma_unlock_read(vm_area_struct* vma) {
+  KERNEL_FRAME();
   if (hugetlb_vma_lock* l = vma_shareable_lock(vma)) l->rw_sema.up_read();
 }
 static void hugetlb_vma_lock_write(vm_area_struct* vma) {
+  KERNEL_FRAME();
   if (hugetlb_vma_lock* l = vma_shareable_lock(vma)) l->rw_sema.down_write();
 }
 static void hugetlb_vma_unlock_write(vm_area_struct* vma) {
+  KERNEL_FRAME();
   if (hugetlb_vma_lock* l = vma_shareable_lock(vma)) l->rw_sema.up_write();
 }
 static bool hugetlb_vma_trylock_write(vm_area_struct* vma) {
+  KERNEL_FRAME();
   hugetlb_vma_lock* l = vma_shareable_lock(vma);
   return !l || l->rw_sema.down_write_trylock();
 }
 // __hugetlb_vma_unlock_write_free (mm/hugetlb.c): vm_private_data cleared, then the lock
 // released and freed: from now on the VMA is not shareable.
 static void hugetlb_vma_unlock_write_free(vm_area_struct* vma) {
+  KERNEL_FRAME();
   hugetlb_vma_lock* l = vma_shareable_lock(vma);
   if (!l) return;
   l->attached($) = false;
@@ -61,6 +68,7 @@ static void assert_unshare_locked(vm_area_struct* vma) {
 
 // hugetlb_walk (include/linux/hugetlb.h): the pud entry of addr's PMD table in vma's mm, or null.
 static table_page* hugetlb_walk(vm_area_struct* vma, unsigned long addr, const char* who) {
+  KERNEL_FRAME();
   return descend_to(vma_pgtables(vma), addr, PMD_TABLE, who, vma->id);
 }
 
@@ -82,6 +90,7 @@ static unsigned long page_table_shareable(vm_area_struct* svma, vm_area_struct* 
 
 // want_pmd_share (mm/hugetlb.c): a shared mapping with its vma_lock that covers addr's whole PUD.
 static bool want_pmd_share(vm_area_struct* vma, unsigned long addr) {
+  KERNEL_FRAME();
   unsigned long start = addr & PUD_MASK;
   const bool covers_pud_end = start + PUD_SIZE <= vma->vm_end || mutant(Mutant::want_pmd_share_ignores_vma_end);
   return vma->shared_maywrite && vma_shareable_lock(vma) && vma->vm_start <= start && covers_pud_end;
@@ -101,6 +110,7 @@ static void check_shares_whole_pud(vm_area_struct* v, unsigned long addr) {
 // huge_pmd_share (mm/hugetlb.c): pud is vma's none pud entry for addr. Returns it, populated
 // with another process's PMD table or, when none can be shared, a new one of its own.
 static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table_page* pud, int seen) {
+  KERNEL_FRAME();
   const char* who = "huge_pmd_share";
   address_space* mapping = vma->vm_file->f_mapping;
   unsigned long idx = ((addr - vma->vm_start) >> PAGE_SHIFT) + vma->vm_pgoff;
@@ -138,6 +148,7 @@ static table_page* huge_pmd_share(vm_area_struct* vma, unsigned long addr, table
 
 // huge_pte_alloc (mm/hugetlb.c, the generic one x86-64 uses) for a 2 MiB page: the pud entry.
 static table_page* huge_pte_alloc(vm_area_struct* vma, unsigned long addr) {
+  KERNEL_FRAME();
   mm_pgtables* pt = vma_pgtables(vma);
   table_page* pud_table = pt->slot(PUD_TABLE, addr);
   int e = pud_table->state.load(rl::memory_order_acquire);  // pud_alloc: pgd entry none?
@@ -150,6 +161,7 @@ static table_page* huge_pte_alloc(vm_area_struct* vma, unsigned long addr) {
 }
 
 void hugetlb_fault(vm_area_struct* vma, unsigned long addr) {
+  KERNEL_FRAME();
   LOG_TASK("hugetlb page fault (hugetlb_fault)");
   hugetlb_vma_lock_read(vma);
   table_page* pud = huge_pte_alloc(vma, addr);
@@ -162,6 +174,7 @@ void hugetlb_fault(vm_area_struct* vma, unsigned long addr) {
 // if the PMD table pud points to is shared, clear pud and drop the count. Returns 1 if it did;
 // *fully whether the table has no other sharer left.
 static int huge_pmd_unshare(vm_area_struct* vma, table_page* pud, bool* fully) {
+  KERNEL_FRAME();
   table_page* page = page_of(pud);
   if (mutant(Mutant::huge_pmd_unshare_ignores_sharing)) return 0;
   if (page->pmd_pts.load(rl::memory_order_relaxed) == 0) return 0;  // !ptdesc_pmd_is_shared
@@ -181,6 +194,7 @@ static int huge_pmd_unshare(vm_area_struct* vma, table_page* pud, bool* fully) {
 // __unmap_hugepage_range (mm/hugetlb.c) of [start, end), whole PUDs: the caller holds the
 // vma_lock and i_mmap_rwsem for write. One step per PMD table (its entries are one word).
 static void unmap_hugepage_range_locked(vm_area_struct* vma, unsigned long start, unsigned long end) {
+  KERNEL_FRAME();
   const char* who = "__unmap_hugepage_range";
   bool fully_unshared = false;
   for (unsigned long a = start; a < end; a = (a & PUD_MASK) + PUD_SIZE) {
@@ -196,6 +210,7 @@ static void unmap_hugepage_range_locked(vm_area_struct* vma, unsigned long start
 
 // adjust_range_if_pmd_sharing_possible (mm/hugetlb.c) of the VMA's whole range: whole PUDs.
 static void adjust_range_if_pmd_sharing_possible(vm_area_struct* vma, unsigned long* start, unsigned long* end) {
+  KERNEL_FRAME();
   unsigned long v_start = (vma->vm_start + PUD_SIZE - 1) & PUD_MASK, v_end = vma->vm_end & PUD_MASK;
   if (!vma->shared_maywrite || v_end <= v_start || *end <= v_start || *start >= v_end) return;
   if (*start > v_start) *start &= PUD_MASK;
@@ -203,6 +218,7 @@ static void adjust_range_if_pmd_sharing_possible(vm_area_struct* vma, unsigned l
 }
 
 void unmap_hugetlb_vma_final(vm_area_struct* vma) {
+  KERNEL_FRAME();
   address_space* mapping = vma->vm_file->f_mapping;
   unsigned long start = vma->vm_start, end = vma->vm_end;
   // __hugetlb_zap_begin
@@ -224,6 +240,7 @@ void unmap_hugetlb_vma_final(vm_area_struct* vma) {
 }
 
 void hugetlb_vmtruncate(address_space* mapping) {
+  KERNEL_FRAME();
   LOG_TASK("hugetlbfs truncation (hugetlb_vmtruncate)");
   i_mmap_lock_write(mapping);
   // hugetlb_vmdelete_list: the VMAs of i_mmap mapping the range (the whole file).

@@ -1,4 +1,5 @@
 #include "model/mm.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/hugetlb.hpp"
 #include "model/mmap_lock.hpp"
@@ -32,11 +33,13 @@ static int popcount_writable(const address_space* m) {
 }
 
 void i_mmap_lock_write(address_space* m) {
+  KERNEL_FRAME();
   m->i_mmap_rwsem->down_write();
   g_write_locks_by_thread[rl::thread_index()]++;
 }
 
 void i_mmap_unlock_write(address_space* m) {
+  KERNEL_FRAME();
   // DESIGN invariant 6 as the kernel keeps it, checked whenever a writer is done with the
   // mapping: the shared writable VMAs in the tree plus the mmap_region calls in flight that hold
   // mapping_map_writable.
@@ -57,6 +60,7 @@ static void i_mmap_assert_write_locked(address_space* m, const char* what, int v
 }
 
 void __remove_shared_vm_struct(vm_area_struct* vma, address_space* mapping) {
+  KERNEL_FRAME();
   i_mmap_assert_write_locked(mapping, "removal", vma->id);
   if (vma_is_shared_maywrite(vma) && !mutant(Mutant::remove_skips_writable)) mapping_unmap_writable_removed(mapping);
   vma_interval_tree_remove(vma, mapping);
@@ -67,6 +71,7 @@ void mapping_unmap_writable_removed(address_space* mapping) {
 }
 
 void vma_interval_tree_remove(vm_area_struct* vma, address_space* mapping) {
+  KERNEL_FRAME();
   i_mmap_assert_write_locked(mapping, "removal", vma->id);
   unsigned tree = mapping->i_mmap($);
   mm_struct* mm = vma->vm_mm;
@@ -78,6 +83,7 @@ void vma_interval_tree_remove(vm_area_struct* vma, address_space* mapping) {
 }
 
 void __vma_link_file(vm_area_struct* vma, address_space* mapping) {
+  KERNEL_FRAME();
   i_mmap_assert_write_locked(mapping, "insertion", vma->id);
   if (vma_is_shared_maywrite(vma))
     mapping->ghost_i_mmap_writable = mapping->i_mmap_writable.fetch_add(1, rl::memory_order_relaxed) + 1;  // mapping_allow_writable
@@ -87,6 +93,7 @@ void __vma_link_file(vm_area_struct* vma, address_space* mapping) {
 }
 
 void vma_link_file(vm_area_struct* vma) {
+  KERNEL_FRAME();
   file* f = vma->vm_file;
   if (f) {
     address_space* mapping = f->f_mapping;
@@ -179,6 +186,7 @@ void unlink_file_vma_batch_event(unlink_vma_file_batch<vm_area_struct>* vb, batc
 }
 
 vm_area_struct* mas_find(ma_state* mas, unsigned long max) {
+  KERNEL_FRAME();
   if (mas->next >= mas->nr) return nullptr;
   vm_area_struct* v = mas->entries[mas->next];
   if (!xa_is_zero(v) && v->vm_start > max) return nullptr;
@@ -193,6 +201,7 @@ static void check_is_vma(vm_area_struct* vma, const char* fn) {
   VM_CHECK(!xa_is_zero(vma), "bad pointer", "%s called on XA_ZERO_ENTRY, the marker a failed dup_mmap left", fn);
 }
 void vma_start_write(vm_area_struct* vma) {
+  KERNEL_FRAME();
   check_is_vma(vma, "vma_start_write");
   if (vma->vm_lock) vma_start_write_locked(vma->vm_mm->mmap_lock, vma->vm_lock);
 }
@@ -204,6 +213,7 @@ void free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsign
 
 void hugetlb_free_pgd_range(ma_state* mas, unsigned long addr, unsigned long end, unsigned long floor,
                             unsigned long ceiling) {
+  KERNEL_FRAME();
   free_pgd_range(mas, addr, end, floor, ceiling);
 }
 
@@ -215,6 +225,7 @@ void log_task(const char* kernel_function, const char* file, int line, const cha
 }
 
 void exit_mmap(mm_struct* mm) {
+  KERNEL_FRAME();
   LOG_TASK("exit (exit_mmap)");
   g_exiting_mm[rl::thread_index()] = mm;
   // vma_next: an empty tree, or XA_ZERO_ENTRY first (dup_mmap failed at once): nothing to free.

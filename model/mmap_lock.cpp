@@ -1,4 +1,5 @@
 #include "model/mmap_lock.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/check.hpp"
 #include "model/lockdep.hpp"
@@ -19,6 +20,7 @@ mmap_lock_t::~mmap_lock_t() {
 }
 
 void mmap_read_lock(mmap_lock_t* l) {
+  KERNEL_FRAME();
   lockdep_acquire("mmap_lock", false);
   announce_blocking_lock();
   l->gate.lock_exclusive(RL_INFO);
@@ -28,11 +30,13 @@ void mmap_read_lock(mmap_lock_t* l) {
 }
 
 void mmap_read_unlock(mmap_lock_t* l) {
+  KERNEL_FRAME();
   l->rw.unlock_shared(RL_INFO);
   lockdep_release("mmap_lock");
 }
 
 void mmap_write_lock(mmap_lock_t* l) {
+  KERNEL_FRAME();
   lockdep_acquire("mmap_lock", false);
   announce_blocking_lock();
   l->gate.lock_exclusive(RL_INFO);
@@ -43,10 +47,12 @@ void mmap_write_lock(mmap_lock_t* l) {
 
 // vma_end_write_all (include/linux/mmap_lock.h): every VMA write lock ends.
 static void vma_end_write_all(mmap_lock_t* l) {
+  KERNEL_FRAME();
   l->mm_lock_seq.store(l->mm_lock_seq.load(rl::memory_order_relaxed) + 1, rl::memory_order_release);
 }
 
 void mmap_write_unlock(mmap_lock_t* l) {
+  KERNEL_FRAME();
   vma_end_write_all(l);
   l->ghost_writer = -1;
   l->rw.unlock_exclusive(RL_INFO);
@@ -55,6 +61,7 @@ void mmap_write_unlock(mmap_lock_t* l) {
 }
 
 void mmap_write_downgrade(mmap_lock_t* l) {
+  KERNEL_FRAME();
   vma_end_write_all(l);
   l->ghost_writer = -1;
   l->rw.unlock_exclusive(RL_INFO);
@@ -80,6 +87,7 @@ vma_lock_t::vma_lock_t(const char* vma_name) {
 vma_lock_t::~vma_lock_t() { lock.deinit(RL_INFO); }
 
 void vma_start_write_locked(mmap_lock_t* mm_lock, vma_lock_t* l) {
+  KERNEL_FRAME();
   // __is_vma_write_locked: the writer of mm_lock_seq is this task, so its own value is current.
   int seq = mm_lock_seq_of_writer(mm_lock);
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == seq) return;
@@ -92,6 +100,7 @@ void vma_start_write_locked(mmap_lock_t* mm_lock, vma_lock_t* l) {
 }
 
 bool vma_start_read(mmap_lock_t* mm_lock, vma_lock_t* l) {
+  KERNEL_FRAME();
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == mm_lock->mm_lock_seq.load(rl::memory_order_relaxed))
     return false;
   if (!l->lock.try_lock_shared(RL_INFO)) return false;  // down_read_trylock
@@ -105,6 +114,7 @@ bool vma_start_read(mmap_lock_t* mm_lock, vma_lock_t* l) {
 }
 
 void vma_end_read(vma_lock_t* l) {
+  KERNEL_FRAME();
   l->lock.unlock_shared(RL_INFO);
   lockdep_release("vm_lock");
 }

@@ -1,4 +1,5 @@
 #include "model/mmu_gather.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/mutants.hpp"
 #include "model/rcu.hpp"
@@ -12,6 +13,7 @@ void mmu_gather_reset() {
 void tlb_gather_mmu() { g_tlb[rl::thread_index()] = mmu_gather{true, {}, {}, 0}; }
 
 void tlb_remove_table(table_page* table) {
+  KERNEL_FRAME();
   mmu_gather& tlb = g_tlb[rl::thread_index()];
   if (!tlb.active) {  // a model bug: the kernel's pXX_free_tlb cannot be called without one
     std::fprintf(stderr, "model: a page table freed outside tlb_gather_mmu .. tlb_finish_mmu\n");
@@ -26,6 +28,7 @@ void tlb_remove_table(table_page* table) {
 }
 
 void tlb_finish_mmu() {
+  KERNEL_FRAME();
   mmu_gather& tlb = g_tlb[rl::thread_index()];
   if (tlb.nr) synchronize_rcu();  // call_rcu(&batch->rcu, tlb_remove_table_rcu)
   for (int i = 0; i < tlb.nr; i++)

@@ -1,4 +1,5 @@
 #include "model/page_tables.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/lockdep.hpp"
 #include "model/mmu_gather.hpp"
@@ -138,6 +139,7 @@ const mapped_page* pt_pte_at(const table_page* t, unsigned long addr) {
 }
 
 void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
+  KERNEL_FRAME();
   table_page* p = pt->find(l, addr);
   VM_CHECK(p, "double free", "%s table %#lx of %s freed but never allocated", pt_level_name(l), pt_base(l, addr),
            pt->owner);
@@ -188,6 +190,7 @@ table_page* descend_to(mm_pgtables* pt, unsigned long addr, pt_level last, const
 }
 
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
+  KERNEL_FRAME();
   if (pt->ptlocks) {  // map_pte: pte_offset_map_lock
     table_page* pmd_table = descend_to(pt, addr, PMD_TABLE, who, vma_id);
     table_page* p = pmd_table ? pte_offset_map_lock(pt, pmd_table, addr, who, vma_id) : nullptr;
@@ -241,6 +244,7 @@ table_page* pte_offset_map_lock(mm_pgtables* pt, table_page* pmd_table, unsigned
 }
 
 void pte_unmap_unlock(table_page* pte_table) {
+  KERNEL_FRAME();
   ptlock_unlock(pte_table);
   if (!mutant(Mutant::pte_offset_map_without_rcu)) rcu_read_unlock();
 }
@@ -248,6 +252,7 @@ void pte_unmap_unlock(table_page* pte_table) {
 // zap_pte_range's writes into one PTE table: ptep_get_and_clear of each PTE of [start, end) in
 // it (anonymous pages kept when `keep_anon`: zap_skip_check_mapping without even_cows).
 static void zap_ptes_in(table_page* p, unsigned long start, unsigned long end, bool keep_anon) {
+  KERNEL_FRAME();
   p->ptes.store(0, rl::memory_order_relaxed);
   int kept = 0;
   for (int i = 0; i < p->nr_mapped; i++) {
@@ -288,6 +293,7 @@ static void check_lockless_read(mm_pgtables* pt, table_page* table, const char* 
 }
 
 bool gup_fast(mm_pgtables* pt, unsigned long addr) {
+  KERNEL_FRAME();
   const char* who = "GUP-fast";
   const bool irqs_off = !mutant(Mutant::gup_fast_irqs_enabled);
   if (irqs_off) rcu_read_lock();  // local_irq_save

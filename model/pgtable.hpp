@@ -10,6 +10,7 @@
 // mmu_gather, model/mmu_gather.hpp). No TLB page-size bookkeeping, no nr_ptes/nr_pmds counters.
 #pragma once
 #include "model/mutants.hpp"
+#include "model/call_chain.hpp"
 
 // x86-64, 4-level paging: P4D is folded into the PGD (include/asm-generic/pgtable-nop4d.h).
 constexpr unsigned long PAGE_SHIFT = 12, PMD_SHIFT = 21, PUD_SHIFT = 30, PGDIR_SHIFT = 39;
@@ -37,12 +38,14 @@ inline unsigned long pt_addr_end(unsigned long addr, unsigned long end, unsigned
 // free_pte_range (mm/memory.c)
 template <class PT>
 void free_pte_range(PT* pt, unsigned long addr) {
+  KERNEL_FRAME();
   free_table(pt, PTE_TABLE, addr);
 }
 
 // free_pmd_range (mm/memory.c)
 template <class PT>
 void free_pmd_range(PT* pt, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
+  KERNEL_FRAME();
   unsigned long next, start = addr;
   do {
     next = pt_addr_end(addr, end, PMD_SIZE);
@@ -63,6 +66,7 @@ void free_pmd_range(PT* pt, unsigned long addr, unsigned long end, unsigned long
 // free_pud_range (mm/memory.c)
 template <class PT>
 void free_pud_range(PT* pt, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
+  KERNEL_FRAME();
   unsigned long next, start = addr;
   do {
     next = pt_addr_end(addr, end, PUD_SIZE);
@@ -84,6 +88,7 @@ void free_pud_range(PT* pt, unsigned long addr, unsigned long end, unsigned long
 // p4d_free_tlb are no-ops, so the PGDIR_MASK tests that follow the loop free nothing here.
 template <class PT>
 void free_p4d_range(PT* pt, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
+  KERNEL_FRAME();
   if (none_or_clear_bad(pt, PUD_TABLE, addr)) return;  // p4d_none_or_clear_bad
   free_pud_range(pt, addr, end, floor, ceiling);
 }
@@ -92,6 +97,7 @@ void free_p4d_range(PT* pt, unsigned long addr, unsigned long end, unsigned long
 // [floor, ceiling) outside it can still need; floor 0 is the bottom, ceiling 0 the top.
 template <class PT>
 void free_pgd_range(PT* pt, unsigned long addr, unsigned long end, unsigned long floor, unsigned long ceiling) {
+  KERNEL_FRAME();
   unsigned long next;
   addr &= PMD_MASK;
   if (addr < floor) {

@@ -1,4 +1,5 @@
 #include "model/rcu.hpp"
+#include "model/call_chain.hpp"
 
 #include "model/trace_names.hpp"
 
@@ -20,6 +21,7 @@ rcu_domain::~rcu_domain() {
 }
 
 void rcu_read_lock() {
+  KERNEL_FRAME();
   if (!g_rcu || g_rcu->readers == 0) {  // a scenario bug: its grace periods would not wait
     std::fprintf(stderr, "model: an RCU reader in a world that declares none (rcu_domain::readers)\n");
     std::abort();
@@ -30,10 +32,12 @@ void rcu_read_lock() {
 }
 
 void rcu_read_unlock() {
+  KERNEL_FRAME();
   if (--g_rcu_depth[rl::thread_index()] == 0) g_rcu->gp.unlock_shared(RL_INFO);
 }
 
 void synchronize_rcu() {
+  KERNEL_FRAME();
   if (!g_rcu || g_rcu->readers == 0) return;
   announce_blocking_lock();
   g_rcu->gp.lock_exclusive(RL_INFO);

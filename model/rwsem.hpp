@@ -4,6 +4,7 @@
 //    teardown scenarios stay small. The faithful one is verified on its own scenarios.
 #pragma once
 #include "model/check.hpp"
+#include "model/call_chain.hpp"
 #include "model/kernel_rwsem.hpp"
 #include "model/lockdep.hpp"
 #include "model/sched.hpp"
@@ -27,12 +28,14 @@ struct rw_semaphore {
   // after a successful trylock, and dropped at the release, as rwsem.c's rwsem_acquire and
   // rwsem_release annotations do.
   void down_read() {
+    KERNEL_FRAME();
     lockdep_acquire(name, false);
     if (!kernel_) return __down_read();
     kernel_->down_read(kernel_storage_);
     rwsem_acquire_read();
   }
   bool down_read_trylock() {
+    KERNEL_FRAME();
     bool got = kernel_ ? kernel_->down_read_trylock(kernel_storage_) : __down_read_trylock();
     if (!got) return false;
     if (kernel_) rwsem_acquire_read();
@@ -40,18 +43,21 @@ struct rw_semaphore {
     return true;
   }
   void up_read() {
+    KERNEL_FRAME();
     lockdep_release(name);
     if (!kernel_) return __up_read();
     rwsem_release_read();
     kernel_->up_read(kernel_storage_);
   }
   void down_write() {
+    KERNEL_FRAME();
     lockdep_acquire(name, false);
     if (!kernel_) return __down_write();
     kernel_->down_write(kernel_storage_);
     rwsem_acquire_write();
   }
   bool down_write_trylock() {
+    KERNEL_FRAME();
     bool got = kernel_ ? kernel_->down_write_trylock(kernel_storage_) : __down_write_trylock();
     if (!got) return false;
     if (kernel_) rwsem_acquire_write();
@@ -59,6 +65,7 @@ struct rw_semaphore {
     return true;
   }
   void up_write() {
+    KERNEL_FRAME();
     lockdep_release(name);
     if (!kernel_) return __up_write();
     rwsem_release_write();
@@ -68,10 +75,12 @@ struct rw_semaphore {
   // down_read_killable / down_write_killable: 0 with the lock, or -EINTR without it when a fatal
   // signal ended the wait (model/sched.hpp: signal_pending_killable).
   int down_read_killable() {
+    KERNEL_FRAME();
     return down_killable(&rw_semaphore::__down_read_killable, kernel_ ? kernel_->down_read_killable : nullptr,
                          "__down_read_killable", &rw_semaphore::rwsem_acquire_read);
   }
   int down_write_killable() {
+    KERNEL_FRAME();
     return down_killable(&rw_semaphore::__down_write_killable, kernel_ ? kernel_->down_write_killable : nullptr,
                          "__down_write_killable", &rw_semaphore::rwsem_acquire_write);
   }

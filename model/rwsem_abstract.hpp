@@ -5,6 +5,7 @@
 // teardown on the faithful model to check that the two agree.
 #pragma once
 #include "model/rwsem.hpp"
+#include "model/call_chain.hpp"
 
 struct rwsem_abstract_tag;
 
@@ -20,30 +21,36 @@ struct rwsem_abstract final : rw_semaphore {
 
  protected:
   void __down_read() override {
+    KERNEL_FRAME();
     announce_blocking_lock();
     lock.lock_shared(RL_INFO);
     rwsem_acquire_read();
   }
   bool __down_read_trylock() override {
+    KERNEL_FRAME();
     if (!lock.try_lock_shared(RL_INFO)) return false;
     rwsem_acquire_read();
     return true;
   }
   void __up_read() override {
+    KERNEL_FRAME();
     lock.unlock_shared(RL_INFO);
     rwsem_release_read();
   }
   void __down_write() override {
+    KERNEL_FRAME();
     announce_blocking_lock();
     lock.lock_exclusive(RL_INFO);
     rwsem_acquire_write();
   }
   bool __down_write_trylock() override {
+    KERNEL_FRAME();
     if (!lock.try_lock_exclusive(RL_INFO)) return false;
     rwsem_acquire_write();
     return true;
   }
   void __up_write() override {
+    KERNEL_FRAME();
     lock.unlock_exclusive(RL_INFO);
     rwsem_release_write();
   }

@@ -12,6 +12,7 @@
 // destroyed when it returns, so a waker that touches it later is reported as use-after-free.
 #pragma once
 #include "model/mutants.hpp"
+#include "model/call_chain.hpp"
 #include "model/rwsem.hpp"
 #include "model/zeroed_atomic.hpp"
 
@@ -96,6 +97,7 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_read (kernel/locking/rwsem.c). Each operation runs with preemption disabled, as the
   // kernel's do (preempt_disable() ... preempt_enable(): model/preempt.hpp).
   void __down_read() override {
+    KERNEL_FRAME();
     long c;
     if (mutant(Mutant::read_trylock_preemptible)) {  // before 3f5245538a19
       if (rwsem_read_trylock(&c)) return;
@@ -109,6 +111,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_read_trylock (kernel/locking/rwsem.c)
   bool __down_read_trylock() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     long tmp = count.load(rl::memory_order_relaxed);
     long failed = RWSEM_READ_FAILED_MASK;
@@ -126,12 +129,14 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write_trylock (kernel/locking/rwsem.c): rwsem_write_trylock, no slow path.
   bool __down_write_trylock() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     return rwsem_write_trylock();
   }
 
   // __up_read (kernel/locking/rwsem.c)
   void __up_read() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     long tmp = count.fetch_add(-RWSEM_READER_BIAS, rl::memory_order_release) - RWSEM_READER_BIAS;
     rwsem_release_read();
@@ -141,6 +146,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __down_write (kernel/locking/rwsem.c)
   void __down_write() override {
+    KERNEL_FRAME();
     if (mutant(Mutant::write_trylock_preemptible)) {  // before 48dfb5d2560d
       if (rwsem_write_trylock()) return;
       const preempt_disabled scope($);
@@ -154,12 +160,14 @@ struct rwsem_count_model final : rw_semaphore {
   // __down_read_killable, __down_write_killable (kernel/locking/rwsem.c: __down_*_common with
   // TASK_KILLABLE): -EINTR when the slow path left the queue on a fatal signal (out_nolock).
   int __down_read_killable() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     long c;
     if (rwsem_read_trylock(&c)) return 0;
     return rwsem_down_read_slowpath(c, true) ? 0 : -EINTR;
   }
   int __down_write_killable() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     if (rwsem_write_trylock()) return 0;
     return rwsem_down_write_slowpath(true) ? 0 : -EINTR;
@@ -167,6 +175,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // __up_write (kernel/locking/rwsem.c)
   void __up_write() override {
+    KERNEL_FRAME();
     const preempt_disabled scope($);
     rwsem_clear_owner();
     long tmp = mutant(Mutant::up_write_relaxed)
@@ -179,6 +188,7 @@ struct rwsem_count_model final : rw_semaphore {
  private:
   // rwsem_write_trylock (kernel/locking/rwsem.c): atomic_long_try_cmpxchg_acquire, relaxed on failure.
   bool rwsem_write_trylock() {
+    KERNEL_FRAME();
     long tmp = 0;  // RWSEM_UNLOCKED_VALUE
     if (!count.compare_exchange_strong(tmp, RWSEM_WRITER_LOCKED, rl::memory_order_acquire, rl::memory_order_relaxed))
       return false;
@@ -217,12 +227,14 @@ struct rwsem_count_model final : rw_semaphore {
   // raw_spin_lock_irq / raw_spin_unlock_irq on sem->wait_lock, with the ghost owner lockdep
   // checks; preemption is disabled while the task spins for it and holds it (model/preempt.hpp).
   void raw_spin_lock_irq() {
+    KERNEL_FRAME();
     preempt_count_add(1, $);
     announce_blocking_lock();
     wait_lock.lock($);
     ghost_wait_lock_owner = rl::thread_index();
   }
   void raw_spin_unlock_irq() {
+    KERNEL_FRAME();
     ghost_wait_lock_owner = -1;
     wait_lock.unlock($);
     preempt_count_add(-1, $);
@@ -268,6 +280,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_read_trylock (kernel/locking/rwsem.c)
   bool rwsem_read_trylock(long* cntp) {
+    KERNEL_FRAME();
     *cntp = count.fetch_add(RWSEM_READER_BIAS, rl::memory_order_acquire) + RWSEM_READER_BIAS;
     long failed = RWSEM_READ_FAILED_MASK;
     if (mutant(Mutant::read_fastpath_ignores_writer)) failed &= ~RWSEM_WRITER_MASK;
@@ -282,6 +295,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_add_waiter (kernel/locking/rwsem.c): the caller sets RWSEM_FLAG_WAITERS.
   void rwsem_add_waiter(rwsem_waiter* waiter) {
+    KERNEL_FRAME();
     rwsem_wait_list& l = wait_list();
     l.w[l.n++] = waiter;
     wait_list_row($);
@@ -291,6 +305,7 @@ struct rwsem_count_model final : rw_semaphore {
   // with wait_lock held, which it releases. When the first waiter leaves, the others may now be
   // able to take the lock or spin: they are woken.
   void rwsem_del_wake_waiter(rwsem_waiter* waiter) {
+    KERNEL_FRAME();
     wake_q_head wake_q;  // wake_q_init
     bool first = rwsem_first_waiter() == waiter;
     if (!mutant(Mutant::out_nolock_stays_queued) && rwsem_del_waiter(waiter) && first &&
@@ -303,6 +318,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_del_waiter (kernel/locking/rwsem.c)
   bool rwsem_del_waiter(rwsem_waiter* waiter) {
+    KERNEL_FRAME();
     rwsem_wait_list& l = wait_list();
     l.del(waiter);
     wait_list_row($);
@@ -313,6 +329,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_mark_wake (kernel/locking/rwsem.c): wake the writer at the head, or the queued readers.
   void rwsem_mark_wake(rwsem_wake_type wake_type, wake_q_head* wake_q) {
+    KERNEL_FRAME();
     long oldcount, woken = 0, adjustment = 0;
     rwsem_waiter* waiter = rwsem_first_waiter();
     if (waiter->type == RWSEM_WAITING_FOR_WRITE) {
@@ -387,6 +404,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_cond_wake_waiter (kernel/locking/rwsem.c)
   void rwsem_cond_wake_waiter(long c, wake_q_head* wake_q) {
+    KERNEL_FRAME();
     if (c & RWSEM_WRITER_MASK) return;
     rwsem_mark_wake((c & RWSEM_READER_MASK) ? RWSEM_WAKE_READERS : RWSEM_WAKE_ANY, wake_q);
   }
@@ -394,6 +412,7 @@ struct rwsem_count_model final : rw_semaphore {
   // rwsem_down_read_slowpath (kernel/locking/rwsem.c): false when a fatal signal ended a
   // killable wait without the lock (out_nolock).
   bool rwsem_down_read_slowpath(long c, bool killable) {
+    KERNEL_FRAME();
     long adjustment = -RWSEM_READER_BIAS;
     long rcnt = c >> RWSEM_READER_SHIFT;
     wake_q_head wake_q;
@@ -464,6 +483,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_try_write_lock (kernel/locking/rwsem.c): called with wait_lock held.
   bool rwsem_try_write_lock(rwsem_waiter* waiter) {
+    KERNEL_FRAME();
     rwsem_waiter* first = rwsem_first_waiter();
     long c = count.load(rl::memory_order_relaxed), nw;
     do {
@@ -502,6 +522,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_try_write_lock_unqueued (kernel/locking/rwsem.c): an optimistic spinner's lock steal.
   bool rwsem_try_write_lock_unqueued() {
+    KERNEL_FRAME();
     long c = count.load(rl::memory_order_relaxed);
     while (!(c & (RWSEM_LOCK_MASK | RWSEM_FLAG_HANDOFF))) {
       if (count.compare_exchange_strong(c, c | RWSEM_WRITER_LOCKED, rl::memory_order_acquire,
@@ -518,6 +539,7 @@ struct rwsem_count_model final : rw_semaphore {
   // rwsem_down_write_slowpath (kernel/locking/rwsem.c)
   // false when a fatal signal ended a killable wait without the lock (out_nolock).
   bool rwsem_down_write_slowpath(bool killable) {
+    KERNEL_FRAME();
     // rwsem_can_spin_on_owner && rwsem_optimistic_spin: whether the owner is running on
     // another CPU is not modelled, so spinning happens or not nondeterministically.
     if (rl::rand(2) == 1 && rwsem_try_write_lock_unqueued()) return true;
@@ -579,6 +601,7 @@ struct rwsem_count_model final : rw_semaphore {
   // (need_resched, as in kernel mode). Elsewhere the spin ends in OWNER_NULL when the lock is free
   // at the moment it looks (any moment the scheduler picks).
   owner_state rwsem_spin_on_owner() {
+    KERNEL_FRAME();
     if (!g_cpus.active)
       return (count.load(rl::memory_order_relaxed) & RWSEM_LOCK_MASK) ? OWNER_NOT_NULL : OWNER_NULL;
     const bool rt = task_is_rt(rl::thread_index());
@@ -599,6 +622,7 @@ struct rwsem_count_model final : rw_semaphore {
 
   // rwsem_wake (kernel/locking/rwsem.c)
   void rwsem_wake() {
+    KERNEL_FRAME();
     wake_q_head wake_q;
     raw_spin_lock_irq();
     if (!list_empty()) rwsem_mark_wake(RWSEM_WAKE_ANY, &wake_q);

@@ -9,6 +9,7 @@
 //  - a task in a killable wait may receive a fatal signal (below).
 #pragma once
 #include "model/check.hpp"
+#include "model/call_chain.hpp"
 #include "model/mutants.hpp"
 #include "model/preempt.hpp"
 #include "model/rl_env.hpp"
@@ -104,6 +105,7 @@ inline bool signal_pending_killable(rl::debug_info_param info) {
 // can also come back with no wake-up meant for it (a spurious or stale one): a nondeterministic
 // choice while the task's budget lasts, so every wait loop must recheck its condition.
 inline void schedule() {
+  KERNEL_FRAME();
   task_struct* t = current_task();
   if (t->killable_sleep && !t->fatal_signal && rl::rand(2) == 1) {  // signal_wake_up
     t->fatal_signal = true;
@@ -123,6 +125,7 @@ inline void schedule() {
 // wake_up_process() (kernel/sched/core.c): try_to_wake_up() issues a full barrier before it
 // reads the sleeper's state, pairing with set_current_state's.
 inline void wake_up_process(task_struct* t) {
+  KERNEL_FRAME();
   VM_CHECK(!t->ghost_freed, "use-after-free", "wake_up_process on task %d after its last reference was dropped",
            t->pid);
   rl::atomic_thread_fence(rl::memory_order_seq_cst);
@@ -141,6 +144,7 @@ inline bool wake_q_empty(const wake_q_head* q) { return q->n == 0; }
 // __wake_q_add (kernel/sched/core.c): claim the task's node, or leave the wake-up to whoever
 // already queued it. smp_mb__before_atomic() orders the caller's grant before the claim.
 inline bool __wake_q_add(wake_q_head* head, task_struct* task) {
+  KERNEL_FRAME();
   wake_q_node* node = &task->wake_q;
   if (!mutant(Mutant::wake_q_add_no_barrier)) rl::atomic_thread_fence(rl::memory_order_seq_cst);
   wake_q_node* expected = nullptr;
@@ -157,18 +161,21 @@ inline bool __wake_q_add(wake_q_head* head, task_struct* task) {
 
 // wake_q_add (kernel/sched/core.c): a reference for the wake-up, taken only if this waker queued it.
 inline void wake_q_add(wake_q_head* head, task_struct* task) {
+  KERNEL_FRAME();
   if (__wake_q_add(head, task)) get_task_struct(task);
 }
 
 // wake_q_add_safe (kernel/sched/core.c): the caller already holds a reference; drop it if the
 // task was queued by someone else.
 inline void wake_q_add_safe(wake_q_head* head, task_struct* task) {
+  KERNEL_FRAME();
   if (!__wake_q_add(head, task)) put_task_struct(task);
 }
 
 // wake_up_q (kernel/sched/core.c): the node is released (next = NULL) before the wake-up, so
 // the task can be queued again, by anyone, from that point.
 inline void wake_up_q(wake_q_head* head) {
+  KERNEL_FRAME();
   for (int i = 0; i < head->n; i++) {
     task_struct* task = head->queued[i];
     if (!mutant(Mutant::wake_up_q_release_after_wake))

@@ -1,9 +1,11 @@
 #include "model/userfaultfd.hpp"
+#include "model/call_chain.hpp"
 
 #include <cerrno>
 #include "model/lockdep.hpp"
 
 void anon_vma_prepare(vm_area_struct* vma) {
+  KERNEL_FRAME();
   // __anon_vma_prepare under spin_lock(&mm->page_table_lock): vma->anon_vma set unless it is
   // already, the recheck and the store in one step, so only lockdep sees the lock.
   lockdep_acquire("page_table_lock", false);
@@ -12,6 +14,7 @@ void anon_vma_prepare(vm_area_struct* vma) {
 }
 
 int mfill_atomic_copy(vm_area_struct* vma, unsigned long addr) {
+  KERNEL_FRAME();
   LOG_TASK("userfaultfd (UFFDIO_COPY)");
   const char* who = "UFFDIO_COPY (mfill_atomic)";
   mm_pgtables* pt = vma_pgtables(vma);

@@ -6,6 +6,7 @@
 // __remove_shared_vm_struct, VM_WARN_ON_ONCE_mapping and unlink_file_vma_batch_event.
 #pragma once
 #include "model/mutants.hpp"
+#include "model/call_chain.hpp"
 
 enum batch_event { BATCH_INIT, BATCH_ADD, BATCH_PROCESS, BATCH_FINAL };
 
@@ -20,6 +21,7 @@ struct unlink_vma_file_batch {
 // unlink_file_vma_batch_init (mm/vma.c)
 template <class VMA>
 void unlink_file_vma_batch_init(unlink_vma_file_batch<VMA>* vb) {
+  KERNEL_FRAME();
   vb->count = 0;
   unlink_file_vma_batch_event(vb, BATCH_INIT);
 }
@@ -27,6 +29,7 @@ void unlink_file_vma_batch_init(unlink_vma_file_batch<VMA>* vb) {
 // unlink_file_vma_batch_process (mm/vma.c)
 template <class VMA>
 void unlink_file_vma_batch_process(unlink_vma_file_batch<VMA>* vb) {
+  KERNEL_FRAME();
   auto* mapping = vb->vmas[0]->vm_file->f_mapping;
   if (mutant(Mutant::batch_process_with_read_lock))
     i_mmap_lock_read(mapping);
@@ -47,6 +50,7 @@ void unlink_file_vma_batch_process(unlink_vma_file_batch<VMA>* vb) {
 // unlink_file_vma_batch_add (mm/vma.c)
 template <class VMA>
 void unlink_file_vma_batch_add(unlink_vma_file_batch<VMA>* vb, VMA* vma) {
+  KERNEL_FRAME();
   if (vma->vm_file == nullptr && !mutant(Mutant::batch_anon_vma_added)) return;
   bool other_file = vb->count > 0 && (mutant(Mutant::batch_flush_compares_mapping)
                                           ? vb->vmas[0]->vm_file->f_mapping != vma->vm_file->f_mapping
@@ -70,6 +74,7 @@ void unlink_file_vma_batch_add(unlink_vma_file_batch<VMA>* vb, VMA* vma) {
 // unlink_file_vma_batch_final (mm/vma.c)
 template <class VMA>
 void unlink_file_vma_batch_final(unlink_vma_file_batch<VMA>* vb) {
+  KERNEL_FRAME();
   if (vb->count > 0 && !mutant(Mutant::batch_final_forgotten)) unlink_file_vma_batch_process(vb);
   unlink_file_vma_batch_event(vb, BATCH_FINAL);
 }
@@ -77,6 +82,7 @@ void unlink_file_vma_batch_final(unlink_vma_file_batch<VMA>* vb) {
 // unlink_file_vma (mm/vma.c): the unbatched removal, one lock round trip per VMA.
 template <class VMA>
 void unlink_file_vma(VMA* vma) {
+  KERNEL_FRAME();
   auto* file = vma->vm_file;
   if (file) {
     auto* mapping = file->f_mapping;

@@ -55,7 +55,7 @@ TEST(AllIsolation, OutcomeCrossesTheProcessBoundaryWhole) {
   o.r.message = "a, b, c";
   o.r.state = "1 2 3";
   o.r.stats["write_locks_batched"] = 2;
-  o.r.events.push_back({36, 1, "check_deref", "PUD table", "load", "FREED", "relaxed", "model/page_tables.cpp:61", true});
+  o.r.events.push_back({36, 1, "check_deref", "PUD table", "load", "FREED", "relaxed", "model/page_tables.cpp:61", true, ""});
   o.r.failing_step = 36;
   o.expected = "counterexample (use-after-free)";
   Outcome back;
@@ -73,7 +73,7 @@ TEST(AllJunit, NamesAreUniqueAndFailuresSayWhereAndWhichTrace) {
                             outcome("scenarios", "t", "none", "batched", "error")};
   v[2].as_expected = false;
   v[2].trace = "traces/s.m1.json";
-  v[2].r.events.push_back({36, 1, "check_deref", "", "assert", "", "", "model/page_tables.cpp:61", true});
+  v[2].r.events.push_back({36, 1, "check_deref", "", "assert", "", "", "model/page_tables.cpp:61", true, ""});
   std::set<std::string> names;
   for (const Outcome& o : v) EXPECT_TRUE(names.insert(case_name(o)).second) << "duplicate: " << case_name(o);
   std::string x = junit_xml(v);

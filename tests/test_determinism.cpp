@@ -96,8 +96,9 @@ TEST(Determinism, SearchesInOneProcessAgreeWithSearchesAlone) {
     EXPECT_EQ(here.result, j.value("result", "")) << s.scenario;
     EXPECT_EQ(here.kind, j.value("kind", "")) << s.scenario;
     // The command minimises a counterexample (more iterations); a verdict's count is the search's.
-    if (here.result != "counterexample")
+    if (here.result != "counterexample") {
       EXPECT_EQ(here.iterations, j.value("iterations", 0ull)) << s.scenario << " " << (s.reduce ? "reduced" : "plain");
+    }
     EXPECT_EQ(here.message, j.value("message", "")) << s.scenario;
     for (const auto& [key, value] : here.stats) EXPECT_EQ(value, j.value(key, -1L)) << s.scenario << ": " << key;
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <nlohmann/json.hpp>
 #include "tests/run_binary.hpp"
 #include "verify/kernel/kernel_hunks.hpp"
 
@@ -114,9 +115,25 @@ TEST(KernelHunks, OnDebiansTreeOnlyAHunkThatRanGivesAVerdict) {
   // (goto trylock_again made break): optimistic spinning runs as on x86-64 SMP, so it is caught.
   p = t.patch("kernel/locking/rwsem.c", std::regex(R"(goto trylock_again;)"), "break;", "retry");
   ASSERT_FALSE(p.empty());
-  r = run_vmaverify("kernel --patch '" + p + "' rwsem_two_writers");
+  const std::string trace = t.dir + "/../retry.json", report = t.dir + "/../retry-report";
+  r = run_vmaverify("kernel --patch '" + p + "' rwsem_two_writers --chains --trace '" + trace + "'");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (lock not held)"), std::string::npos) << r.out;
+  // The trace in kernel terms: the tree's call chain of each row, the wait list followed through
+  // the kernel's own links (the writer queued, its handoff_set), and the lines it cites.
+  EXPECT_NE(r.out.find("down_write → __down_write → __down_write_common → rwsem_down_write_slowpath"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("sem->wait_list: [T1 writer (handoff_set)]"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(read(trace), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << trace;
+  const std::string patched = j.at("source_lines").at("kernel/locking/rwsem.c").at("1173").get<std::string>();
+  EXPECT_EQ(patched.substr(patched.find_first_not_of('\t')), "break;");
+  // The HTML report copies those lines: each cited kernel line is a link to its copy.
+  BinaryRun rep = run_vmaverify("report '" + trace + "' --output '" + report + "'");
+  EXPECT_EQ(rep.status, 0) << rep.out << rep.err;
+  EXPECT_NE(read(report + "/index.html").find("href=\"src/kernel/locking/rwsem.c.html#L11"), std::string::npos);
+  EXPECT_NE(read(report + "/src/kernel/locking/rwsem.c.html").find("id=\"L1173\""), std::string::npos);
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:11\d\d[^\n]*: executed)"))) << r.out;
   // The counterexample's own run went through the patched line (its replay's counters say so).
   EXPECT_TRUE(std::regex_search(

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include "verify/report/swimlane.hpp"
 #include "verify/report/trace.hpp"
+#include "verify/report/trace_state.hpp"
 
 namespace {
 
@@ -54,6 +55,53 @@ TEST(Swimlane, Preemptions) {
       ev(7, 1, "g", "y", "store"), ev(8, kEndOfRun, "", "", "deadlock"),
   };
   EXPECT_EQ(count_preemptions(events), 1);
+}
+
+}  // namespace
+
+namespace {
+
+// The kernel code's wait list, followed from sem->wait_list through the links its rows wrote
+// (model/kshim/rwsem.h names them); reader or writer by the slowpath the task was in.
+TEST(TraceState, FollowsTheKernelWaitListThroughItsLinks) {
+  std::vector<TraceEvent> events = {
+      ev(1, 1, "rwsem_down_write_slowpath", "wait_lock of sem", "mutex: exclusive lock"),
+      ev(2, 1, "rwsem_add_waiter", "sem->wait_list.prev", "store", "waiter.list of task 1"),
+      ev(3, 1, "rwsem_add_waiter", "waiter.list.next of task 1", "store", "sem->wait_list"),
+      ev(4, 1, "rwsem_add_waiter", "waiter.list.prev of task 1", "store", "sem->wait_list"),
+      ev(5, 1, "rwsem_add_waiter", "sem->wait_list.next", "store", "waiter.list of task 1"),
+      ev(6, 2, "rwsem_down_read_slowpath", "waiter.list.next of task 2", "store", "sem->wait_list"),
+      ev(7, 2, "rwsem_add_waiter", "waiter.list.next of task 1", "store", "waiter.list of task 2"),
+      ev(8, 1, "operator=", "waiter.handoff_set of task 1", "atomic store", "1"),
+      ev(9, 0, "rwsem_del_waiter", "sem->wait_list.next", "store", "waiter.list of task 2"),
+  };
+  TraceState s;
+  std::vector<std::vector<std::string>> changes;
+  for (const TraceEvent& e : events) changes.push_back(s.apply(e));
+  EXPECT_TRUE(changes[1].empty());  // no list to follow before the head's next is written
+  EXPECT_EQ(changes[4], std::vector<std::string>{"sem->wait_list: [T1 writer]"});
+  EXPECT_EQ(changes[6], std::vector<std::string>{"sem->wait_list: [T1 writer, T2 reader]"});
+  EXPECT_EQ(changes[7], std::vector<std::string>{"sem->wait_list: [T1 writer (handoff_set), T2 reader]"});
+  EXPECT_EQ(changes[8], std::vector<std::string>{"sem->wait_list: [T2 reader]"});
+  EXPECT_EQ(s.summary(), "wait_lock of sem: held exclusively by T1; sem->wait_list: [T2 reader]");
+}
+
+// Every table whose entry a row wrote, by process, top level first; locks only while held.
+TEST(TraceState, PageTablesByProcessAndLocksWhileHeld) {
+  TraceState s;
+  s.apply(ev(1, 0, "free_table", "pmd entry -> PTE table 0x200000 (in PMD table 0x0) of P", "exchange",
+             "present -> FREED"));
+  s.apply(ev(2, 0, "free_table", "pgd entry -> PUD table 0x0 of P", "exchange", "present -> FREED"));
+  s.apply(ev(3, 1, "retract", "pmd entry -> PTE table 0x0 (in PMD table 0x0) of Q", "atomic store", "RETRACTED"));
+  s.apply(ev(4, 1, "__down_read", "i_mmap_rwsem of A", "mutex: shared lock"));
+  // A load is no write: it says nothing of the table's state now.
+  const std::vector<std::string> read = s.apply(ev(5, 1, "descend", "pgd entry -> PUD table 0x0 of P", "atomic load", "present"));
+  EXPECT_TRUE(read.empty());
+  EXPECT_EQ(s.summary(),
+            "i_mmap_rwsem of A: held shared by T1; tables of P: PUD table 0x0 FREED, PTE table 0x200000 FREED; "
+            "tables of Q: PTE table 0x0 RETRACTED");
+  s.apply(ev(6, 1, "__up_read", "i_mmap_rwsem of A", "mutex: shared unlock"));
+  EXPECT_EQ(s.summary().find("i_mmap_rwsem"), std::string::npos) << s.summary();
 }
 
 }  // namespace

@@ -97,16 +97,20 @@ TEST(TraceText, ColumnsStayAlignedWithLongObjectNames) {
   std::string line;
   while (std::getline(lines, line) && line.find(" step ") == std::string::npos) {
   }
-  const size_t object = line.find("object"), source = line.find("source");
+  const size_t object = line.find("object"), source = line.find("source"), state = line.find("state");
   ASSERT_NE(source, std::string::npos) << line;
+  ASSERT_NE(state, std::string::npos) << line;
   int rows = 0;
   for (; std::getline(lines, line); rows++) {
     ASSERT_GT(line.size(), object) << line;
     EXPECT_EQ(line[object - 1], ' ') << line;
     if (line.rfind(">>", 0) == 0) {  // the failing row's message may be longer than its column
-      EXPECT_TRUE(std::regex_search(line, std::regex(R"( [a-z]+/[\w/.]+:\d+$)"))) << line;
+      EXPECT_TRUE(std::regex_search(line, std::regex(R"( [a-z]+/[\w/.]+:\d+ +batch: )"))) << line;
     } else if (line.size() > source) {
-      EXPECT_TRUE(std::regex_match(line.substr(source), std::regex(R"([a-z]+/[\w/.]+:\d+)"))) << line;
+      EXPECT_TRUE(std::regex_match(line.substr(source, state - source), std::regex(R"([a-z]+/[\w/.]+:\d+ *)"))) << line;
+      if (line.size() > state) {
+        EXPECT_EQ(line[state - 1], ' ') << line;
+      }
     }
   }
   EXPECT_GT(rows, 5);
@@ -125,4 +129,54 @@ TEST(TraceText, BatchStepsAreRows) {
   EXPECT_EQ(batch[1]->value, "count=1 vmas=[vma 0] file libc.so.6");
   EXPECT_EQ(batch.back()->operation, "batch final");
   EXPECT_EQ(batch.back()->value, "count=5 vmas=[vma 0 vma 1 vma 2 vma 3 vma 4] file libc.so.6");
+}
+
+// The state after each row, last on the row: the batch, the locks held, the tables the run wrote.
+// Here the walker holds i_mmap_rwsem, the batch is still full, and every table is freed.
+TEST(TraceText, StateColumnShowsTheStateAfterEachRow) {
+  RunResult r = caught("teardown_vs_rmap_walk", "final_after_free_pgd_range");
+  const std::string t = trace_text(r);
+  const std::string last = t.substr(t.find("\n>> ") + 1);
+  EXPECT_NE(last.find("batch: count=5 vmas=[vma 0 vma 1 vma 2 vma 3 vma 4] file libc.so.6"), std::string::npos) << last;
+  EXPECT_NE(last.find("i_mmap_rwsem of A: held shared by T1"), std::string::npos) << last;
+  EXPECT_NE(last.find("tables of exiting process: PUD table 0x7f0000000000 FREED, PMD table 0x7f0000000000 FREED"),
+            std::string::npos)
+      << last;
+  // Before the teardown freed anything, no table is in the state.
+  const std::string first_batch_row = t.substr(t.find("batch init"));
+  EXPECT_EQ(first_batch_row.substr(0, first_batch_row.find('\n')).find("tables of"), std::string::npos);
+}
+
+// The hand model's queue is in the state of every row after it changed, the last one included.
+TEST(TraceText, TheWaitListIsInTheStateColumn) {
+  RunResult r = caught("rwsem_reader_writer", "up_read_no_wake");
+  const std::string t = trace_text(r);
+  const std::string last = t.substr(t.find("\n>> ") + 1);
+  EXPECT_TRUE(std::regex_search(last, std::regex(R"(wait_list of \S+: \[T\d writer\])"))) << last;
+}
+
+// Each row carries its task's kernel call chain (model/call_chain.hpp), outermost first: the
+// teardown's frees run in exit_mmap → free_pgtables → free_pgd_range → ..., the walker's reads
+// in rmap_walk_file. --chains shows them in the function column; the JSON always has them.
+TEST(TraceText, RowsCarryTheirKernelCallChain) {
+  RunResult r = caught("teardown_vs_rmap_walk", "final_after_free_pgd_range");
+  int frees = 0, walks = 0;
+  for (const TraceEvent& e : r.events) {
+    if (e.function == "free_table") {
+      frees++;
+      EXPECT_EQ(e.chain.rfind("exit_mmap → free_pgtables → free_pgd_range → free_p4d_range → free_pud_range", 0), 0u)
+          << e.chain;
+    }
+    if (e.thread == 1 && e.function == "descend_to") {
+      walks++;
+      EXPECT_EQ(e.chain.rfind("rmap_walk_file", 0), 0u) << e.chain;
+    }
+  }
+  EXPECT_EQ(frees, 4);
+  EXPECT_GT(walks, 0);
+  const std::string plain = trace_text(r), chains = trace_text(r, false, true);
+  EXPECT_EQ(plain.find("free_pgtables → "), std::string::npos);
+  EXPECT_NE(chains.find("exit_mmap → free_pgtables → free_pgd_range → "), std::string::npos) << chains;
+  nlohmann::json j = nlohmann::json::parse(trace_json(r));
+  EXPECT_FALSE(j.at("events").back().at("chain").get<std::string>().empty());
 }

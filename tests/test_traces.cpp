@@ -63,7 +63,7 @@ static void expect_schema(const nlohmann::json& v) {
   int failing = 0;
   for (const nlohmann::json& e : v.at("events")) {
     for (const char* k : {"step", "thread"}) EXPECT_TRUE(e.at(k).is_number_integer()) << k;
-    for (const char* k : {"function", "object", "operation", "value", "order", "source"})
+    for (const char* k : {"function", "object", "operation", "value", "order", "source", "chain"})
       EXPECT_TRUE(e.at(k).is_string()) << k;
     ASSERT_TRUE(e.at("failing").is_boolean());
     failing += e.at("failing").get<bool>();

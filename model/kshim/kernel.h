@@ -7,6 +7,7 @@
 // unlink_anon_vmas, is_vm_hugetlb_page, vma_is_shared_maywrite, PMD_SIZE) or, where the call
 // touches shared state, a wrapper in model/kshim/call_sites.h that cites the kernel's line.
 #pragma once
+#include "model/call_chain.hpp"
 #include "model/mm.hpp"
 
 // The model's batch, which the ghost hook and the Z3 specs read (model/vma_batch.hpp).

@@ -9,6 +9,7 @@
 // under the extracted code's #line directives is the kernel's own file and line: the trace row
 // of an atomic on sem->count cites kernel/locking/rwsem.c:LINE.
 #pragma once
+#include "model/call_chain.hpp"
 #include "model/check.hpp"
 #include "model/kernel_rwsem.hpp"
 #include "model/preempt.hpp"
@@ -256,7 +257,7 @@ struct rw_semaphore {
     // __init_rwsem: owner 0 (count is the hand model's, already RWSEM_UNLOCKED_VALUE).
     owner.store(0, rl::mo_relaxed, $);
     trace_name(&owner, "owner of %s", n);
-    trace_name(&osq.m, "osq of %s", n);
+    trace_name(relacy_impl_address(&osq.m), "osq of %s", n);
     trace_name(&wait_list, "%s->wait_list", n);
     trace_name(&wait_list.next, "%s->wait_list.next", n);
     trace_name(&wait_list.prev, "%s->wait_list.prev", n);

@@ -23,7 +23,7 @@ std::string outcome_wire(const Outcome& o) {
   const RunResult& r = o.r;
   json events = json::array();
   for (const TraceEvent& e : r.events)
-    events.push_back({e.step, e.thread, e.function, e.object, e.operation, e.value, e.order, e.source, e.failing});
+    events.push_back({e.step, e.thread, e.function, e.object, e.operation, e.value, e.order, e.source, e.failing, e.chain});
   json j = {{"scenario", r.scenario}, {"mutant", r.mutant}, {"search", r.search}, {"variant", r.variant},
             {"result", r.result}, {"kind", r.kind}, {"message", r.message}, {"iterations", r.iterations},
             {"seconds", r.seconds}, {"history", r.history}, {"events", events}, {"failing_step", r.failing_step},
@@ -46,7 +46,7 @@ bool outcome_from_wire(const std::string& line, Outcome* out) {
     j.at("shard").get_to(r.shard), j.at("shard_search").get_to(r.shard_search), j.at("budget").get_to(r.budget);
     j.at("fingerprint").get_to(r.fingerprint);
     for (const json& e : j.at("events"))
-      r.events.push_back({e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8]});
+      r.events.push_back({e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[8], e[9]});
     j.at("as_expected").get_to(o.as_expected), j.at("expected").get_to(o.expected), j.at("group").get_to(o.group), j.at("trace").get_to(o.trace);
     *out = o;
     return true;

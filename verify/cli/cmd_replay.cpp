@@ -17,7 +17,7 @@ static std::string build_change(const TraceOrigin& recorded) {
   return "";
 }
 
-static int replay(const std::string& file, const std::string& specs, bool json, bool raw) {
+static int replay(const std::string& file, const std::string& specs, bool json, bool raw, bool chains) {
   // The explored batch states are checked against the spec files: a trace of a spec violation
   // found with all --specs DIR replays against the same DIR.
   if (!specs.empty()) {
@@ -51,7 +51,7 @@ static int replay(const std::string& file, const std::string& specs, bool json, 
     j["model_changed"] = changed.rfind("the model", 0) == 0;
     std::printf("%s\n", json_line(j).c_str());
   } else {
-    std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r, raw).c_str() : "");
+    std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r, raw, chains).c_str() : "");
     if (why_not.empty())
       std::printf("replay: reproduced the recorded failure (same kind, same failing step)\n");
     else
@@ -64,17 +64,18 @@ static int replay(const std::string& file, const std::string& specs, bool json, 
 
 static CommandRun define_replay(CLI::App& cmd) {
   auto file = std::make_shared<std::string>(), specs = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false), raw = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false), raw = std::make_shared<bool>(false), chains = std::make_shared<bool>(false);
   cmd.add_option("TRACE_FILE", *file, "a trace written by run --trace or all --traces (JSON)")
       ->required()
       ->type_name("");
   cmd.add_flag("--json", *json, "print one JSON object: run's fields plus failing_step and reproduced");
   cmd.add_flag("--raw", *raw, "keep Relacy's internal event rows in the readable trace");
+  cmd.add_flag("--chains", *chains, "show each row's kernel call chain in the readable trace's function column");
   cmd.add_option("--specs", *specs,
                  "check the explored batch states against the spec files in DIR, as all --specs DIR\n"
                  "did when it recorded the trace (default: proofs/specs of this checkout)")
       ->type_name("DIR");
-  return [file, specs, json, raw] { return replay(*file, *specs, *json, *raw); };
+  return [file, specs, json, raw, chains] { return replay(*file, *specs, *json, *raw, *chains); };
 }
 
 static CommandRegistrar reg({"replay", "Re-run exactly the interleaving a trace file recorded.", &define_replay});

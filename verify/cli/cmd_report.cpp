@@ -1,4 +1,5 @@
 // vmaverify report: the HTML report (verify/report/html_report.hpp) of saved counterexample traces.
+#include <cstdlib>
 #include <memory>
 #include <fstream>
 #include <sstream>
@@ -45,9 +46,29 @@ bool read_rows(const std::string& file, RunResult* r, std::string* err) {
     t.step = e["step"].get<int>();
     t.thread = e["thread"].get<int>();
     t.failing = e["failing"].get<bool>();
+    // Optional: traces record it since the call chains were added.
+    if (e.contains("chain")) {
+      if (!e["chain"].is_string()) return bad(at + ": field 'chain' is not a string");
+      t.chain = e["chain"].get<std::string>();
+    }
     r->events.push_back(t);
   }
   if (r->events.empty() || !r->events.back().failing) return bad("the last event is not the failing one");
+  // Optional: a kernel trace's cited lines of the tree (file -> line -> text).
+  if (v.contains("source_lines")) {
+    const nlohmann::json& files = v["source_lines"];
+    if (!files.is_object()) return bad("field 'source_lines' is not an object");
+    for (const auto& f : files.items()) {
+      if (!f.value().is_object()) return bad("source_lines of " + f.key() + " is not an object");
+      for (const auto& l : f.value().items()) {
+        char* end = nullptr;
+        const long line = std::strtol(l.key().c_str(), &end, 10);
+        if (l.key().empty() || *end || line < 1 || line > 10000000 || !l.value().is_string())
+          return bad("source_lines of " + f.key() + ": line " + shown(l.key()) + " is not a line number with its text");
+        r->source_lines[f.key()][(int)line] = l.value().get<std::string>();
+      }
+    }
+  }
   // Traces written before the statistics were recorded have none: the report shows zeros.
   auto st = v.find("statistics");
   if (st != v.end() && st->is_object())

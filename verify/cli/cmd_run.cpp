@@ -21,7 +21,7 @@ struct RunArgs {
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   long long minimize_budget = kDefaultMinimizeBudget;
   long long jobs = 1;
-  bool unbatched = false, json = false, quiet = false, raw = false, reduce = false;
+  bool unbatched = false, json = false, quiet = false, raw = false, chains = false, reduce = false;
 };
 
 int run(const CLI::App& cmd, const RunArgs& a) {
@@ -54,14 +54,14 @@ int run(const CLI::App& cmd, const RunArgs& a) {
     minimized = m.note;
   }
   // The verdict stands whatever happens to the trace: a failed write is said, not returned.
-  if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw))
+  if (!a.trace.empty() && r.result == "counterexample" && !write_trace(a.trace, r, &err, a.raw, a.chains))
     std::fprintf(stderr, "vmaverify: run: counterexample found, but the trace was not written: %s\n", err.c_str());
   if (a.json) {
     std::printf("%s\n", json_line(result_json(r)).c_str());
   } else {
     std::printf("%s\n", result_text(r).c_str());
     if (!minimized.empty()) std::printf("  %s\n", minimized.c_str());
-    if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r, a.raw).c_str());
+    if (r.result == "counterexample" && !a.quiet) std::printf("%s", trace_text(r, a.raw, a.chains).c_str());
   }
   return exit_status(r);
 }
@@ -114,6 +114,7 @@ CommandRun define_run(CLI::App& cmd) {
   cmd.add_option("--trace", a->trace, "on a counterexample, write FILE (JSON, for replay) and FILE.txt")
       ->type_name("FILE");
   cmd.add_flag("--raw", a->raw, "keep Relacy's internal event rows in the readable trace");
+  cmd.add_flag("--chains", a->chains, "show each row's kernel call chain in the readable trace's function column");
   cmd.add_flag("--json", a->json, "print one JSON object (schema in README)");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
   const CLI::App* self = &cmd;

@@ -54,7 +54,7 @@ struct KernelArgs {
   std::string tree, trace, traces, junit, mutant = "none", search, exceptions;
   std::vector<std::string> patches, scenarios, configs;
   long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
-  bool agree = false, json = false, quiet = false, coverage = false;
+  bool agree = false, json = false, quiet = false, coverage = false, chains = false;
   std::string replay_state;  // internal: the contained child replays this one run of its scenario
   std::string replay_file;   // --replay: a kernel trace whose run to replay
 };
@@ -429,6 +429,17 @@ std::string config_text(const std::vector<std::string>& given) {
 
 int replay_kernel_trace(const KernelArgs& a);
 
+// In the checker: the tree's files a counterexample's rows cite, each with every line of it the
+// checker compiled (the extracted functions, patches applied), for the HTML report's pages.
+void attach_kernel_source_lines(RunResult* r) {
+  if (r->events.empty()) return;
+  std::set<std::string> cited;
+  for (const TraceEvent& e : r->events) cited.insert(e.source.substr(0, e.source.rfind(':')));
+  for_each_kernel_line(kernel_generated_sources(), [&](const std::string& file, int line, const std::string& text) {
+    if (cited.count(file)) r->source_lines[file][line] = text;
+  });
+}
+
 // In the checker: each scenario on the kernel's code, and with --agree on the hand model too.
 int check(const KernelArgs& a) {
   if (!a.replay_file.empty()) return replay_kernel_trace(a);
@@ -475,10 +486,11 @@ int check(const KernelArgs& a) {
   const bool count_lines = !a.patches.empty() || a.coverage;
   const auto t0 = std::chrono::steady_clock::now();
   const std::string stopped = run_contained(a, chosen, count_lines, &gcda, [&](Outcome out, const std::string& agreement) {
+    attach_kernel_source_lines(&out.r);
     std::string trace;
     if (!a.trace.empty() && !trace_written && !out.r.state.empty()) {
       std::string err;
-      if (write_trace(a.trace, out.r, &err)) trace = a.trace;
+      if (write_trace(a.trace, out.r, &err, false, a.chains)) trace = a.trace;
       else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
       trace_written = true;
     }
@@ -486,7 +498,7 @@ int check(const KernelArgs& a) {
     std::string in_dir;
     if (!a.traces.empty() && out.r.result == "counterexample" && !out.r.state.empty()) {
       std::string err, file = a.traces + "/" + out.r.scenario + ".kernel.json";
-      if (write_trace(file, out.r, &err)) in_dir = file;
+      if (write_trace(file, out.r, &err, false, a.chains)) in_dir = file;
       else std::fprintf(stderr, "vmaverify: kernel: counterexample found, but the trace was not written: %s\n", err.c_str());
     }
     if (trace.empty()) trace = in_dir;
@@ -502,7 +514,7 @@ int check(const KernelArgs& a) {
         std::printf("  trace in %s (and %s.txt)\n", in_dir.c_str(), in_dir.c_str());
       } else if (out.r.result == "counterexample" && !out.r.events.empty() && !a.quiet) {
         // Inline, the first counterexample's trace only: more would bury the result lines.
-        if (!trace_shown) std::printf("%s", trace_text(out.r).c_str());
+        if (!trace_shown) std::printf("%s", trace_text(out.r, false, a.chains).c_str());
         else std::printf("  trace not shown (only the first counterexample's is; --traces DIR writes each)\n");
         trace_shown = true;
       }
@@ -648,6 +660,7 @@ int replay_kernel_trace(const KernelArgs& a) {
   std::vector<GcdaFile> counters;
   const std::string stopped = run_contained(one, {s}, false, &counters, [&](Outcome o, const std::string&) { got = o; });
   if (!stopped.empty()) return usage_error("kernel: --replay: the checked code " + stopped);
+  attach_kernel_source_lines(&got.r);
   const RunResult& r = got.r;
   if (r.result == "error") return usage_error("kernel: --replay: " + file + ": " + r.message);
   const std::string why_not = replay_difference(saved, r);
@@ -658,7 +671,7 @@ int replay_kernel_trace(const KernelArgs& a) {
     if (!why_not.empty()) j["reason"] = why_not;
     std::printf("%s\n", json_line(j).c_str());
   } else {
-    std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r).c_str() : "");
+    std::printf("%s\n%s", result_text(r).c_str(), r.result == "counterexample" ? trace_text(r, false, a.chains).c_str() : "");
     if (why_not.empty())
       std::printf("replay: reproduced the recorded failure (same kind, same failing step)\n");
     else
@@ -707,6 +720,7 @@ int build_and_hand_over(const KernelArgs& a) {
   if (a.agree) args.push_back("--agree");
   if (a.json) args.push_back("--json");
   if (a.quiet) args.push_back("--quiet");
+  if (a.chains) args.push_back("--chains");
   for (const std::string& s : a.scenarios) args.push_back(s);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(&s[0]);
@@ -790,6 +804,7 @@ CommandRun define_kernel(CLI::App& cmd) {
       ->check(CLI::Validator(CLI::ExistingFile).description(""));
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
+  cmd.add_flag("--chains", a->chains, "show each row's kernel call chain in the readable trace's function column");
   return [a] { return g_kernel_free_pgtables_linked || g_kernel_rwsem_linked ? check(*a) : build_and_hand_over(*a); };
 }
 

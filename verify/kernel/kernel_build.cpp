@@ -525,8 +525,13 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
       count_lines ? std::vector<std::string>{"--coverage", "-fprofile-info-section=gcov_info", "-fno-inline"}
       : coverage  ? std::vector<std::string>{"--coverage", "-fprofile-info-section=gcov_info"}
                   : std::vector<std::string>{};
+  // Each function of the tree's code opens a frame of its task's call chain, for traces
+  // (model/call_chain.hpp); the shim's, the model's and the libraries' functions do not.
+  const std::vector<std::string> chain_flags = {"-finstrument-functions",
+                                                "-finstrument-functions-exclude-file-list=model/,/usr/include/"};
   std::string toolchain = std::string(KERNEL_CXX) + KERNEL_CXX_FLAGS + KERNEL_LINK_FLAGS;
   for (const std::string& f : coverage_flags) toolchain += " " + f;
+  for (const std::string& f : chain_flags) toolchain += " " + f;
   const std::string key = checker_cache_key(units, KERNEL_SNAPSHOT_DIR, base, toolchain);
   const std::string dir = cache_dir() + "/checker-" + key;
   b.checker = dir + "/vmaverify-kernel";
@@ -555,6 +560,7 @@ static KernelBuild build_checker_steps(const std::string& tree_arg, const std::v
     // The counters go in a section of their own, not to libgcov's exit handler: the code runs
     // contained, and the parent writes them (verify/kernel/kernel_sandbox.hpp).
     cc.insert(cc.end(), coverage_flags.begin(), coverage_flags.end());
+    cc.insert(cc.end(), chain_flags.begin(), chain_flags.end());
     cc.insert(cc.end(), {"-I", KERNEL_SNAPSHOT_DIR, "-I", KERNEL_RELACY_INCLUDE, "-c", base + ".cpp", "-o", base + ".o"});
     st = run_logged(cc, log, work);
     if (st != 0) break;

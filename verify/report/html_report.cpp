@@ -140,8 +140,39 @@ class SourcePages {
            html_escape(ref) + "</a>";
   }
 
+  // Lines of files outside the checkout that a trace carries (a kernel tree's, as the checker
+  // compiled them): their pages hold just those lines.
+  void add_lines(const std::map<std::string, std::map<int, std::string>>& lines) {
+    for (const auto& f : lines)
+      if (!f.first.empty() && f.first[0] != '/' && f.first.find("..") == std::string::npos)
+        for (const auto& l : f.second) carried_[f.first][l.first] = l.second;
+  }
+
   bool write_all(std::string* err) const {
+    for (const auto& f : carried_) {
+      if (!files_.count(f.first)) continue;  // no row links to it
+      std::ostringstream page;
+      page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(f.first)
+           << "</title><style>body{margin:0;font:12px/1.45 monospace}pre{margin:0}a{color:#999;text-decoration:none;"
+              "display:inline-block;width:4em;text-align:right;margin-right:1em}span:target{background:#ffe1e1}"
+              "</style></head><body><h1 style=\"font:bold 14px sans-serif;margin:8px\">"
+           << html_escape(f.first)
+           << "</h1><p style=\"font:12px sans-serif;margin:8px\">The lines of the kernel tree's file that the "
+              "checker compiled (the extracted functions, patches applied); the others are left out.</p><pre>";
+      int last = 0;
+      for (const auto& l : f.second) {
+        if (last && l.first != last + 1) page << "<span>      ...</span>\n";
+        page << "<span id=\"L" << l.first << "\"><a href=\"#L" << l.first << "\">" << l.first << "</a>"
+             << html_escape(l.second) << "</span>\n";
+        last = l.first;
+      }
+      page << "</pre></body></html>\n";
+      const fs::path rel = fs::path("src") / (f.first + ".html");
+      if (!make_real_directory(dir_, rel.parent_path().string(), err)) return false;
+      if (!write_file_safely((fs::path(dir_) / rel).string(), page.str(), err)) return false;
+    }
     for (const std::string& file : files_) {
+      if (carried_.count(file)) continue;
       std::ifstream in(root_ + "/" + file);
       std::ostringstream page;
       page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(file)
@@ -163,6 +194,7 @@ class SourcePages {
  private:
   bool known(const std::string& file) {
     if (files_.count(file)) return true;
+    if (carried_.count(file)) return files_.insert(file), true;
     // Project-relative paths only: nothing outside the tree, however the trace spells it.
     if (root_.empty() || file.empty() || file[0] == '/' || file.find("..") != std::string::npos) return false;
     std::error_code ec;
@@ -173,6 +205,7 @@ class SourcePages {
 
   std::string dir_, root_;
   std::set<std::string> files_;
+  std::map<std::string, std::map<int, std::string>> carried_;
 };
 
 void summary_table(std::ostringstream& h, const std::vector<Outcome>& outcomes, const std::map<size_t, std::string>& anchors) {
@@ -241,14 +274,17 @@ void swimlane(std::ostringstream& h, const Outcome& o, const std::string& id, So
   for (size_t i = 0; i < n; i++)
     h << "<th class=\"lane-head\" data-lane=\"" << i << "\" data-thread=\"" << s.lanes[i].thread << "\">T"
       << s.lanes[i].thread << "<br><span class=\"role\">" << html_escape(s.lanes[i].role) << "</span></th>";
-  h << "<th class=\"state\">batch state, lock owners (where they change)</th></tr></thead><tbody>\n";
+  h << "<th class=\"state\">state (where it changes): batch, locks, count words, wait lists, page tables</th></tr>"
+       "</thead><tbody>\n";
   for (const SwimlaneRow& row : s.rows) {
     const TraceEvent& e = *row.event;
     h << "<tr class=\"event" << (e.failing ? " failing" : "") << "\" data-step=\"" << e.step << "\" data-thread=\""
       << e.thread << "\"" << (e.failing ? " id=\"" + id + "-failing\"" : "") << "><td class=\"step\">" << e.step
       << "</td>";
     std::ostringstream cell;
-    cell << "<div class=\"fn\">" << html_escape(e.function) << "</div>";
+    // The call chain, when recorded, as the function's tooltip.
+    cell << "<div class=\"fn\"" << (e.chain.empty() ? "" : " title=\"" + html_escape(e.chain) + "\"") << ">"
+         << html_escape(e.function) << "</div>";
     if (!e.object.empty()) cell << "<div class=\"obj\">" << html_escape(e.object) << "</div>";
     cell << "<div><span class=\"op\">" << html_escape(e.operation) << "</span>";
     if (!e.order.empty()) cell << " <span class=\"order\">" << html_escape(e.order) << "</span>";
@@ -279,6 +315,7 @@ bool write_html_report(const std::string& dir, const std::string& title, const s
     return false;
   }
   SourcePages src(dir, report_source_root());
+  for (const Outcome& o : outcomes) src.add_lines(o.r.source_lines);
   std::map<size_t, std::string> anchors;
   for (size_t i = 0; i < outcomes.size(); i++)
     if (!outcomes[i].r.events.empty()) anchors[i] = "cx-" + std::to_string(i);
@@ -290,8 +327,9 @@ bool write_html_report(const std::string& dir, const std::string& title, const s
   summary_table(h, outcomes, anchors);
   if (!anchors.empty())
     h << "<p>Each counterexample below is a swimlane: one column per task, time downward; the failing step "
-         "is highlighted; the right column shows the batch state and the lock owners where a step changes "
-         "them; sources link to the model's code.</p>\n";
+         "is highlighted; the right column shows where a step changes the batch, the lock owners, an "
+         "rw_semaphore's count word or wait list, or a page table; a function's tooltip is its kernel call "
+         "chain; sources link to the model's code.</p>\n";
   h << body.str();
   h << "<script>" << kFilterScript << "</script>\n</body></html>\n";
   if (!src.write_all(err)) return false;

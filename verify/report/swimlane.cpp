@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include "verify/report/trace.hpp"
+#include "verify/report/trace_state.hpp"
 
 namespace {
 
@@ -16,43 +17,6 @@ bool blocks(const TraceEvent& e) {
   return e.operation == "mutex: blocking" || starts_with(e.operation, "blocking current thread") ||
          e.operation == "thread finished";
 }
-
-// Who holds each lock, as Relacy's reader/writer mutex events (the abstract rw_semaphore)
-// and the count word of the faithful one (model/rwsem_count.hpp, decoded) say.
-struct LockOwners {
-  std::map<std::string, int> writer;               // lock -> thread holding it for write
-  std::map<std::string, std::multiset<int>> readers;  // lock -> threads holding it for read
-
-  std::string holders(const std::string& lock) const {
-    std::string s;
-    auto w = writer.find(lock);
-    // Exclusive and shared: a write and a read hold of an rw_semaphore, or a spinlock's hold.
-    if (w != writer.end()) s = "held exclusively by T" + std::to_string(w->second);
-    auto r = readers.find(lock);
-    if (r != readers.end() && !r->second.empty()) {
-      s += s.empty() ? "held shared by" : "; shared by";
-      for (int t : std::set<int>(r->second.begin(), r->second.end())) s += " T" + std::to_string(t);
-    }
-    return s.empty() ? "free" : s;
-  }
-
-  // The change this event makes, or "".
-  std::string apply(const TraceEvent& e) {
-    const std::string& op = e.operation;
-    if (!starts_with(op, "mutex: ")) return "";
-    const std::string& lock = e.object;
-    if (op == "mutex: exclusive lock" || op == "mutex: recursive exclusive lock") writer[lock] = e.thread;
-    else if (op == "mutex: exclusive unlock") writer.erase(lock);
-    else if (op == "mutex: shared lock" || op == "mutex: recursive shared lock") readers[lock].insert(e.thread);
-    else if (op == "mutex: shared unlock") {
-      auto r = readers.find(lock);
-      if (r != readers.end() && r->second.count(e.thread)) r->second.erase(r->second.find(e.thread));
-    } else {
-      return "";  // blocking, a failed try: no owner changes
-    }
-    return lock + ": " + holders(lock);
-  }
-};
 
 }  // namespace
 
@@ -103,27 +67,13 @@ Swimlane build_swimlane(const std::vector<TraceEvent>& events) {
     lane_of[t] = (int)s.lanes.size();
     s.lanes.push_back({t, task_role(events, t)});
   }
-  LockOwners owners;
-  std::string batch;
+  TraceState state;
   for (const TraceEvent& e : events) {
     if (!e.failing && is_relacy_internal(e)) continue;
     SwimlaneRow row;
     row.event = &e;
     row.lane = e.thread == kEndOfRun ? -1 : lane_of[e.thread];
-    if (e.object == "the batch" && e.value != batch) {
-      batch = e.value;
-      row.changes.push_back("batch: " + e.value);
-    }
-    if (starts_with(e.object, "count of ") && e.value.find(" -> ") != std::string::npos) {
-      std::string now = e.value.substr(e.value.find(" -> ") + 4);
-      if (now != e.value.substr(0, e.value.find(" -> "))) row.changes.push_back(e.object + ": " + now);
-    }
-    if (starts_with(e.object, "count of ") && e.operation == "compare-exchange") {
-      size_t at = e.value.find("; new ");
-      if (at != std::string::npos) row.changes.push_back(e.object + ": " + e.value.substr(at + 6));
-    }
-    std::string owner = owners.apply(e);
-    if (!owner.empty()) row.changes.push_back(owner);
+    row.changes = state.apply(e);
     s.rows.push_back(row);
   }
   s.preemptions = count_preemptions(events);

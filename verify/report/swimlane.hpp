@@ -1,5 +1,6 @@
 // A counterexample as swimlanes: one lane per task, time downward, and beside each step the
-// state it changed (the batch, the lock holders). What the HTML report draws; no HTML here.
+// state it changed (verify/report/trace_state.hpp: the batch, the lock holders, the count words,
+// the wait lists, the page tables). What the HTML report draws; no HTML here.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ struct Lane {
 struct SwimlaneRow {
   const TraceEvent* event = nullptr;
   int lane = -1;                     // index into Swimlane::lanes; -1: an end-of-run row, in no lane
-  std::vector<std::string> changes;  // "batch: count=1 ...", "i_mmap_rwsem of A: held exclusively by T0"
+  std::vector<std::string> changes;  // TraceState::apply: "batch: count=1 ...", "i_mmap_rwsem of A: held exclusively by T0"
 };
 
 struct Swimlane {

@@ -17,6 +17,7 @@
 #include "model/trace_names.hpp"
 #include "verify/cli/cli.hpp"
 #include "verify/report/json_out.hpp"
+#include "verify/report/trace_state.hpp"
 #include "verify/model_hash.hpp"
 #include "verify/search/scenario.hpp"
 
@@ -57,9 +58,9 @@ std::string field(const std::string& fields, const std::string& key) {
 std::string decode_value(const std::string& object, const std::string& raw) {
   if (raw.empty()) return raw;
   unsigned long long v = std::strtoull(raw.c_str(), nullptr, 0);
-  // model/page_tables.hpp's table_state.
-  if (object.find(" table 0x") != std::string::npos)
-    return v == 1 ? "present" : v == 2 ? "FREED" : v == 3 ? "RETRACTED" : raw;
+  // model/page_tables.hpp's table_state, in an entry's word (not a table's PTEs or share count).
+  if (object.find(" entry -> ") != std::string::npos)
+    return v == 0 ? "none" : v == 1 ? "present" : v == 2 ? "FREED" : v == 3 ? "RETRACTED" : raw;
   if (object.rfind("i_mmap of", 0) == 0) {
     std::string set;
     for (int i = 0; i < 32; i++)
@@ -278,7 +279,23 @@ static std::string thread_roles(const std::vector<TraceEvent>& events) {
 
 static bool is_relacy_internal(const TraceEvent& e) { return e.operation.rfind("event: ", 0) == 0; }
 
-std::string trace_text(const RunResult& r, bool raw) {
+// The columns a cell takes on a terminal: its UTF-8 characters (a chain's "→" is three bytes).
+static size_t columns(const std::string& cell) {
+  size_t n = 0;
+  for (unsigned char c : cell) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The row's call chain and, when it is not the chain's last frame, the function the row ran in
+// (a helper of the model's or the shim's: Relacy names the function of the access).
+static std::string chain_of(const TraceEvent& e) {
+  if (e.chain.empty()) return e.function;
+  const size_t last = e.chain.rfind(" → ");
+  const std::string innermost = last == std::string::npos ? e.chain : e.chain.substr(last + 5);
+  return e.function.empty() || e.function == innermost ? e.chain : e.chain + " → " + e.function;
+}
+
+std::string trace_text(const RunResult& r, bool raw, bool chains) {
   std::string t = "counterexample: " + r.kind + ": " + r.message + "\n";
   t += "scenario " + r.scenario + ", mutant " + r.mutant + ", " + r.variant + ", search " + r.search + "\n";
   const Scenario* s = find_scenario(r.scenario);
@@ -287,12 +304,19 @@ std::string trace_text(const RunResult& r, bool raw) {
   t += "  'end': a check made at the end of the run, once every thread had finished (or found none runnable).\n";
   t += "  Set-up steps (constructors) are hidden" +
        std::string(raw ? "." : "; so are Relacy's internal event rows (--raw shows them).") + "\n";
-  std::vector<std::vector<std::string>> rows = {{"", "step", "thr", "function", "object", "operation", "value", "order", "source"}};
+  t += "  state: after the row, the batch, the locks held, the rw_semaphores' count words and wait lists,\n"
+       "  and the page tables the run wrote (verify/README.md, \"Counterexample traces\").\n";
+  if (chains) t += "  function: the kernel call chain the row ran in, outermost first, then the function itself.\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"", "step", "thr", "function", "object", "operation", "value", "order", "source", "state"}};
+  TraceState state;
   for (const TraceEvent& e : r.events) {
+    state.apply(e);
     if (!raw && !e.failing && is_relacy_internal(e)) continue;
     rows.push_back({e.failing ? ">>" : "", std::to_string(e.step),
-                    e.thread == kEndOfRun ? "end" : "T" + std::to_string(e.thread), e.function, e.object, e.operation,
-                    e.value, e.order, e.source});
+                    e.thread == kEndOfRun ? "end" : "T" + std::to_string(e.thread),
+                    chains ? chain_of(e) : e.function, e.object, e.operation, e.value, e.order, e.source,
+                    state.summary()});
   }
   // Columns as wide as their widest cell (object names can be long), but for the failing
   // row: its message, whole, would push every row's order and source far right.
@@ -300,12 +324,12 @@ std::string trace_text(const RunResult& r, bool raw) {
   width[0] = 2;  // ">>"
   for (const auto& row : rows)
     if (row[0].empty())
-      for (size_t c = 0; c < row.size(); c++) width[c] = std::max(width[c], row[c].size());
+      for (size_t c = 0; c < row.size(); c++) width[c] = std::max(width[c], columns(row[c]));
   for (const auto& row : rows) {
     std::string line;
     for (size_t c = 0; c < row.size(); c++) {
       std::string cell = row[c];
-      if (c + 1 < row.size() && cell.size() < width[c]) cell.resize(width[c], ' ');
+      if (c + 1 < row.size() && columns(cell) < width[c]) cell.append(width[c] - columns(cell), ' ');
       line += (c ? " " : "") + cell;
     }
     t += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
@@ -326,12 +350,19 @@ std::string trace_json(const RunResult& r) {
   for (const TraceEvent& e : r.events)
     events.push_back({{"step", e.step},         {"thread", e.thread}, {"function", e.function},
                       {"object", e.object},     {"operation", e.operation}, {"value", e.value},
-                      {"order", e.order},       {"source", e.source}, {"failing", e.failing}});
+                      {"order", e.order},       {"source", e.source}, {"chain", e.chain},
+                      {"failing", e.failing}});
   Json j = {{"schema", kTraceSchema}, {"scenario", r.scenario}, {"mutant", r.mutant}, {"variant", r.variant},
             {"search", r.search},     {"state", r.state},       {"result", r.result}, {"kind", r.kind},
             {"message", r.message},   {"failing_step", r.failing_step},
             {"model_hash", current_origin().model_hash}, {"binary_hash", current_origin().binary_hash},
             {"fingerprint", trace_fingerprint(r)}, {"statistics", search_statistics(r)}, {"events", events}};
+  if (!r.source_lines.empty()) {
+    Json files = Json::object();
+    for (const auto& f : r.source_lines)
+      for (const auto& l : f.second) files[f.first][std::to_string(l.first)] = l.second;
+    j["source_lines"] = files;
+  }
   // Indented: a trace is also read by people (and diffed).
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -375,13 +406,13 @@ bool may_replace(const std::string& path, std::string* err) {
 
 }  // namespace
 
-bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw) {
+bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw, bool chains) {
   const std::string text_file = file + ".txt";
   if (!may_replace(file, err) || !may_replace(text_file, err)) return false;
   // Both written in full to temporary files first, then renamed: no empty or partial trace.
   std::string json_tmp, text_tmp;
   if (!write_temporary(file, trace_json(r), &json_tmp, err)) return false;
-  if (!write_temporary(file, trace_text(r, raw), &text_tmp, err)) {
+  if (!write_temporary(file, trace_text(r, raw, chains), &text_tmp, err)) {
     unlink(json_tmp.c_str());
     return false;
   }

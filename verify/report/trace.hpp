@@ -15,9 +15,10 @@ std::vector<TraceEvent> parse_relacy_history(const std::string& output);
 constexpr int kEndOfRun = -1;
 
 // The readable trace: a summary line, a legend, then one line per event in aligned columns,
-// with a thread tag; the failing step is marked with ">>". Relacy's internal event rows
-// (rl::event's "event: reset ...") only when raw.
-std::string trace_text(const RunResult& r, bool raw = false);
+// with a thread tag and, last, the state after it (verify/report/trace_state.hpp); the failing
+// step is marked with ">>". Relacy's internal event rows (rl::event's "event: reset ...") only
+// when raw; the function column shows each row's kernel call chain when chains.
+std::string trace_text(const RunResult& r, bool raw = false, bool chains = false);
 std::string trace_json(const RunResult& r);
 
 // The schema name every trace carries; README, "Counterexample traces".
@@ -27,7 +28,7 @@ constexpr const char* kTraceSchema = "vmaverify-trace/2";
 constexpr long long kMaxTraceBytes = 64LL << 20;
 
 // Write FILE (JSON, the replayable form; schema in README) and FILE.txt (the readable form).
-bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw = false);
+bool write_trace(const std::string& file, const RunResult& r, std::string* err, bool raw = false, bool chains = false);
 // What a trace says about the build that recorded it.
 struct TraceOrigin {
   std::string model_hash;   // of the model sources (model/, the scenarios and their world)

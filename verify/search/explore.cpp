@@ -278,6 +278,7 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
   res.history = output;
   res.state = state;
   res.events = parse_relacy_history(output);  // now, while the model's object names are those of this iteration
+  assign_call_chains(&res.events);
   if (!res.events.empty()) res.failing_step = res.events.back().step;
   // Relacy's first line is "RESULT" or "RESULT (detail)"; the model's checks put "kind: ..." in the detail.
   std::string first = output.substr(0, output.find('\n'));

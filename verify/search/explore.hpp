@@ -5,6 +5,7 @@
 #include "model/check.hpp"
 #include "model/preempt.hpp"
 #include "model/rl_env.hpp"
+#include "verify/search/call_chains.hpp"
 #include "verify/search/relacy_state.hpp"
 #include "verify/search/shard_scheduler.hpp"
 #include "verify/search/scenario.hpp"
@@ -158,7 +159,10 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   }
   auto t0 = std::chrono::steady_clock::now();
   std::string state;
+  // A run from a saved state is the one a trace is made of: its call chains are recorded.
+  if (!o.initial_state.empty()) call_chains_begin();
   rl::test_result_e r = run_with<Suite>(p, &state);
+  if (!o.initial_state.empty()) call_chains_end();
   if (reduced) state = std::string(g_failure_state.c_str());
   g_reduce = false;
   g_history_reader = nullptr;
@@ -183,7 +187,9 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     replay.shard_index = 0, replay.shard_count = 1;  // the state is a whole path from the root
     begin(s, replay);
     std::string ignored;
+    call_chains_begin();
     run_with<Suite>(q, &ignored);
+    call_chains_end();
     g_foreign_iterations = foreign;  // begin() reset it for the replay
   }
   RunResult res = finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);

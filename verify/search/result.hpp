@@ -40,6 +40,7 @@ struct TraceEvent {
   std::string order;     // memory order, for atomics
   std::string source;    // file:line, relative to the project
   bool failing = false;  // the step where the failure was detected
+  std::string chain;     // the kernel call chain it happened in, outermost first (model/call_chain.hpp)
 };
 
 struct RunResult {
@@ -52,6 +53,9 @@ struct RunResult {
   double seconds = 0;
   std::string history;  // Relacy's execution history of the failing interleaving, as printed
   std::vector<TraceEvent> events;  // the same, filtered to the model's events and named
+  // Kernel mode: the lines of the tree's files the events cite, as the checker compiled them
+  // (patches applied), file -> line -> text; the HTML report makes pages of them.
+  std::map<std::string, std::map<int, std::string>> source_lines;
   int failing_step = -1;
   std::string state;    // search state that replays the failing interleaving
   std::map<std::string, long> stats;  // scenario figures, e.g. write-lock acquisitions
