@@ -216,6 +216,36 @@ TEST(Report, BadTraceIsAUsageError) {
       << rows.err;
 }
 
+// A kernel trace carries the cited lines of the tree (source_lines): the report makes a page of
+// them for a file the checkout does not have, never for one it has (a trace cannot put other
+// text in the model's pages), and a malformed field is a usage error naming it.
+TEST(Report, CarriedLinesServeOnlyFilesOutsideTheCheckout) {
+  const std::string dir = fresh_dir("vmaverify_carried");
+  ASSERT_EQ(run_vmaverify("run rwsem_two_writers --mutant up_write_relaxed --quiet --minimize-budget 0 --trace '" + dir +
+                          "/t.json'").status, 1);
+  nlohmann::json t = nlohmann::json::parse(slurp(dir + "/t.json"));
+  const std::string model_file = t["events"][2]["source"].get<std::string>();
+  const std::string model_path = model_file.substr(0, model_file.rfind(':'));
+  t["events"][1]["source"] = "kernel/locking/rwsem.c:1173";
+  t["source_lines"] = {{"kernel/locking/rwsem.c", {{"1172", "\t\tif (x)"}, {"1173", "\t\t\tbreak;"}, {"1180", "}"}}},
+                       {model_path, {{"1", "forged"}}}};
+  std::ofstream(dir + "/k.json") << t.dump();
+  BinaryRun r = run_vmaverify("report '" + dir + "/k.json' -o '" + dir + "/out'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string page = slurp(dir + "/out/src/kernel/locking/rwsem.c.html");
+  EXPECT_NE(page.find("id=\"L1173\"><a href=\"#L1173\">1173</a>\t\t\tbreak;"), std::string::npos) << page;
+  EXPECT_NE(page.find("..."), std::string::npos) << "the lines left out are marked";
+  EXPECT_NE(slurp(dir + "/out/index.html").find("href=\"src/kernel/locking/rwsem.c.html#L1173\""), std::string::npos);
+  const std::string model_page = slurp(dir + "/out/src/" + model_path + ".html");
+  EXPECT_NE(model_page.find("id=\"L1\""), std::string::npos) << model_path;
+  EXPECT_EQ(model_page.find("forged"), std::string::npos);
+  t["source_lines"] = {{"kernel/locking/rwsem.c", {{"x", "y"}}}};
+  std::ofstream(dir + "/bad.json") << t.dump();
+  BinaryRun bad = run_vmaverify("report '" + dir + "/bad.json' -o '" + dir + "/out2'");
+  expect_usage_error(bad, "a source line that is not a line number");
+  EXPECT_NE(bad.err.find("source_lines of kernel/locking/rwsem.c: line \"x\""), std::string::npos) << bad.err;
+}
+
 }  // namespace
 
 namespace {

@@ -150,7 +150,7 @@ class SourcePages {
 
   bool write_all(std::string* err) const {
     for (const auto& f : carried_) {
-      if (!files_.count(f.first)) continue;  // no row links to it
+      if (!carried_used_.count(f.first)) continue;  // no row links to it, or the checkout has it
       std::ostringstream page;
       page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(f.first)
            << "</title><style>body{margin:0;font:12px/1.45 monospace}pre{margin:0}a{color:#999;text-decoration:none;"
@@ -172,7 +172,7 @@ class SourcePages {
       if (!write_file_safely((fs::path(dir_) / rel).string(), page.str(), err)) return false;
     }
     for (const std::string& file : files_) {
-      if (carried_.count(file)) continue;
+      if (carried_used_.count(file)) continue;
       std::ifstream in(root_ + "/" + file);
       std::ostringstream page;
       page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(file)
@@ -194,18 +194,25 @@ class SourcePages {
  private:
   bool known(const std::string& file) {
     if (files_.count(file)) return true;
-    if (carried_.count(file)) return files_.insert(file), true;
     // Project-relative paths only: nothing outside the tree, however the trace spells it.
-    if (root_.empty() || file.empty() || file[0] == '/' || file.find("..") != std::string::npos) return false;
+    if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos) return false;
     std::error_code ec;
-    if (!fs::is_regular_file(fs::path(root_) / file, ec)) return false;
+    if (!root_.empty() && fs::is_regular_file(fs::path(root_) / file, ec)) {
+      files_.insert(file);
+      return true;
+    }
+    // A trace's own copy serves only a file the checkout does not have: it cannot stand in for
+    // the model's sources.
+    if (!carried_.count(file)) return false;
     files_.insert(file);
+    carried_used_.insert(file);
     return true;
   }
 
   std::string dir_, root_;
   std::set<std::string> files_;
   std::map<std::string, std::map<int, std::string>> carried_;
+  std::set<std::string> carried_used_;  // files linked to whose pages come from carried_
 };
 
 void summary_table(std::ostringstream& h, const std::vector<Outcome>& outcomes, const std::map<size_t, std::string>& anchors) {
