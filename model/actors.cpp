@@ -282,7 +282,6 @@ void do_munmap(mm_struct* mm, mm_struct* detached, vm_area_struct* prev, vm_area
 // vma_iter_store of a VMA over the range of mm->vmas[first, first + count) (or into the gap
 // there, count 0), or, vma null, the range cleared (mas_store_gfp(NULL)): the maple tree.
 static void vma_iter_store_range(mm_struct* mm, int first, int count, vm_area_struct* vma) {
-  KERNEL_FRAME();
   mm->mt_seq.store(mm->mt_seq.load(rl::memory_order_relaxed) + 1, rl::memory_order_release);
   int put = vma ? 1 : 0;
   int shift = put - count;

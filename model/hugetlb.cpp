@@ -49,7 +49,7 @@ static bool hugetlb_vma_trylock_write(vm_area_struct* vma) {
 // __hugetlb_vma_unlock_write_free (mm/hugetlb.c): vm_private_data cleared, then the lock
 // released and freed: from now on the VMA is not shareable.
 static void hugetlb_vma_unlock_write_free(vm_area_struct* vma) {
-  KERNEL_FRAME();
+  KERNEL_FRAME_AS("__hugetlb_vma_unlock_write_free");
   hugetlb_vma_lock* l = vma_shareable_lock(vma);
   if (!l) return;
   l->attached($) = false;
@@ -194,7 +194,7 @@ static int huge_pmd_unshare(vm_area_struct* vma, table_page* pud, bool* fully) {
 // __unmap_hugepage_range (mm/hugetlb.c) of [start, end), whole PUDs: the caller holds the
 // vma_lock and i_mmap_rwsem for write. One step per PMD table (its entries are one word).
 static void unmap_hugepage_range_locked(vm_area_struct* vma, unsigned long start, unsigned long end) {
-  KERNEL_FRAME();
+  KERNEL_FRAME_AS("__unmap_hugepage_range");
   const char* who = "__unmap_hugepage_range";
   bool fully_unshared = false;
   for (unsigned long a = start; a < end; a = (a & PUD_MASK) + PUD_SIZE) {
@@ -218,7 +218,7 @@ static void adjust_range_if_pmd_sharing_possible(vm_area_struct* vma, unsigned l
 }
 
 void unmap_hugetlb_vma_final(vm_area_struct* vma) {
-  KERNEL_FRAME();
+  KERNEL_FRAME_AS("unmap_single_vma");
   address_space* mapping = vma->vm_file->f_mapping;
   unsigned long start = vma->vm_start, end = vma->vm_end;
   // __hugetlb_zap_begin

@@ -87,7 +87,6 @@ vma_lock_t::vma_lock_t(const char* vma_name) {
 vma_lock_t::~vma_lock_t() { lock.deinit(RL_INFO); }
 
 void vma_start_write_locked(mmap_lock_t* mm_lock, vma_lock_t* l) {
-  KERNEL_FRAME();
   // __is_vma_write_locked: the writer of mm_lock_seq is this task, so its own value is current.
   int seq = mm_lock_seq_of_writer(mm_lock);
   if (l->vm_lock_seq.load(rl::memory_order_relaxed) == seq) return;

@@ -139,7 +139,6 @@ const mapped_page* pt_pte_at(const table_page* t, unsigned long addr) {
 }
 
 void free_table(mm_pgtables* pt, pt_level l, unsigned long addr) {
-  KERNEL_FRAME();
   table_page* p = pt->find(l, addr);
   VM_CHECK(p, "double free", "%s table %#lx of %s freed but never allocated", pt_level_name(l), pt_base(l, addr),
            pt->owner);
@@ -190,7 +189,6 @@ table_page* descend_to(mm_pgtables* pt, unsigned long addr, pt_level last, const
 }
 
 table_page* walk_to_pte_table(mm_pgtables* pt, unsigned long addr, const char* who, int vma_id) {
-  KERNEL_FRAME();
   if (pt->ptlocks) {  // map_pte: pte_offset_map_lock
     table_page* pmd_table = descend_to(pt, addr, PMD_TABLE, who, vma_id);
     table_page* p = pmd_table ? pte_offset_map_lock(pt, pmd_table, addr, who, vma_id) : nullptr;
@@ -252,7 +250,6 @@ void pte_unmap_unlock(table_page* pte_table) {
 // zap_pte_range's writes into one PTE table: ptep_get_and_clear of each PTE of [start, end) in
 // it (anonymous pages kept when `keep_anon`: zap_skip_check_mapping without even_cows).
 static void zap_ptes_in(table_page* p, unsigned long start, unsigned long end, bool keep_anon) {
-  KERNEL_FRAME();
   p->ptes.store(0, rl::memory_order_relaxed);
   int kept = 0;
   for (int i = 0; i < p->nr_mapped; i++) {

@@ -239,6 +239,16 @@ TEST(Report, CarriedLinesServeOnlyFilesOutsideTheCheckout) {
   const std::string model_page = slurp(dir + "/out/src/" + model_path + ".html");
   EXPECT_NE(model_page.find("id=\"L1\""), std::string::npos) << model_path;
   EXPECT_EQ(model_page.find("forged"), std::string::npos);
+  // Two traces with other lines of one file (other patches): a page each, each trace's rows
+  // linking to their own.
+  nlohmann::json t2 = t;
+  t2["source_lines"] = {{"kernel/locking/rwsem.c", {{"1173", "\t\t\tgoto retry;"}}}};
+  std::ofstream(dir + "/k2.json") << t2.dump();
+  BinaryRun both = run_vmaverify("report '" + dir + "/k.json' '" + dir + "/k2.json' -o '" + dir + "/out3'");
+  ASSERT_EQ(both.status, 0) << both.out << both.err;
+  EXPECT_NE(slurp(dir + "/out3/src/kernel/locking/rwsem.c.html").find("break;"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/out3/src/kernel/locking/rwsem.c~2.html").find("goto retry;"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/out3/index.html").find("href=\"src/kernel/locking/rwsem.c~2.html#L1173\""), std::string::npos);
   t["source_lines"] = {{"kernel/locking/rwsem.c", {{"x", "y"}}}};
   std::ofstream(dir + "/bad.json") << t.dump();
   BinaryRun bad = run_vmaverify("report '" + dir + "/bad.json' -o '" + dir + "/out2'");

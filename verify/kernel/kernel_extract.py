@@ -267,9 +267,14 @@ def rwsem_part(tree, config):
     return out, killable, functions
 
 
+NO_FRAME = []  # --no-frame: substrings of the names of functions compiled without frame hooks
+
+
 def function_names(table, symbols):
     """The call-chain names of the tree's functions (model/call_chain.hpp): each symbol's address
-    and its kernel name, registered before main. symbols: (C++ symbol, kernel name) pairs."""
+    and its kernel name, registered before main. symbols: (C++ symbol, kernel name) pairs. A
+    function without frame hooks (NO_FRAME) is left out: its address would keep a copy of it."""
+    symbols = [(sym, name) for sym, name in symbols if not any(n in name for n in NO_FRAME)]
     rows = ", ".join(f'{{reinterpret_cast<const void*>(&{sym}), "{name}"}}' for sym, name in symbols)
     return [f"static const call_chain::FunctionName {table}[] = {{{rows}}};",
             f"static const bool {table}_registered = call_chain::name_functions({table}, {len(symbols)});"]
@@ -314,7 +319,11 @@ def write_rwsem(out, part):
 
 def main(argv):
     config, args = dict(RWSEM_CONFIG_DEFAULTS), argv[1:]
-    while len(args) >= 2 and args[0] == "--config":
+    while len(args) >= 2 and args[0] in ("--config", "--no-frame"):
+        if args[0] == "--no-frame":
+            NO_FRAME.append(args[1])
+            args = args[2:]
+            continue
         m = re.fullmatch(r"(CONFIG_[A-Z0-9_]+)=([yn])", args[1])
         if not m or m.group(1) not in config:
             sys.stderr.write(f"--config {args[1]}: not one of {', '.join(n + '=y|n' for n in sorted(config))}\n")
@@ -322,7 +331,8 @@ def main(argv):
         config[m.group(1)] = m.group(2) == "y"
         args = args[2:]
     if len(args) != 3:
-        sys.stderr.write("usage: kernel_extract.py [--config CONFIG_NAME=y|n]... TREE OUT_BATCH_CPP OUT_RWSEM_CPP\n")
+        sys.stderr.write("usage: kernel_extract.py [--config CONFIG_NAME=y|n]... [--no-frame NAME]... TREE OUT_BATCH_CPP "
+                         "OUT_RWSEM_CPP\n")
         return 2
     tree, out, rwsem_out = args
     has_batch = any(os.path.isfile(f"{tree}/{f}") for f in CANDIDATE_FILES)
@@ -369,6 +379,8 @@ def main(argv):
     o.append(POISON)
     for rel, line, text, _ in parts[1:]:
         o += [f'#line {line} "{rel}"', text]
+    # What follows is the shim's, not the tree's: no line of it is counted as a line of the tree.
+    o.append('#line 1 "model/kshim/register (generated)"')
     o.append('#include "model/kshim/register.h"')
     origin = ", ".join(sorted({p[0] for p in parts}))
     o.append(f'KSHIM_REGISTER("{origin}");')

@@ -124,55 +124,60 @@ std::string fixed(double v, int digits) {
   return b;
 }
 
-// The model sources the counterexamples refer to, each written once as DIR/src/PATH.html.
+// The sources the counterexamples refer to, each written once as DIR/src/PATH.html: the
+// checkout's files, and the lines of a kernel tree's files that kernel traces carry.
 class SourcePages {
  public:
   SourcePages(std::string dir, std::string root) : dir_(std::move(dir)), root_(std::move(root)) {}
 
-  // A link to file:line for a "file:line" reference whose file is in the source tree; else
-  // the reference as text (Relacy's own headers are not part of the checkout).
+  // A link to file:line for a "file:line" reference whose file has a page; else the reference
+  // as text (Relacy's own headers are not part of the checkout).
   std::string link(const std::string& ref) {
     size_t colon = ref.rfind(':');
     if (ref.empty() || colon == std::string::npos) return "<span class=\"src\">" + html_escape(ref) + "</span>";
     std::string file = ref.substr(0, colon), line = ref.substr(colon + 1);
-    if (!known(file)) return "<span class=\"src\" title=\"not in the source tree\">" + html_escape(ref) + "</span>";
-    return "<a class=\"src\" href=\"src/" + html_escape(file) + ".html#L" + html_escape(line) + "\">" +
+    const std::string page = page_of(file);
+    if (page.empty()) return "<span class=\"src\" title=\"not in the source tree\">" + html_escape(ref) + "</span>";
+    return "<a class=\"src\" href=\"src/" + html_escape(page) + ".html#L" + html_escape(line) + "\">" +
            html_escape(ref) + "</a>";
   }
 
-  // Lines of files outside the checkout that a trace carries (a kernel tree's, as the checker
-  // compiled them): their pages hold just those lines.
-  void add_lines(const std::map<std::string, std::map<int, std::string>>& lines) {
-    for (const auto& f : lines)
-      if (!f.first.empty() && f.first[0] != '/' && f.first.find("..") == std::string::npos)
-        for (const auto& l : f.second) carried_[f.first][l.first] = l.second;
+  // The lines the next trace carries of files outside the checkout (a kernel tree's, as the
+  // checker compiled them, patches applied): its rows link to pages of just those lines. Two
+  // traces that carry other lines of one file (other patches) get a page each.
+  void use_trace_lines(const std::map<std::string, std::map<int, std::string>>& lines) {
+    current_.clear();
+    for (const auto& f : lines) {
+      if (!relative(f.first)) continue;
+      std::string page = f.first;
+      for (int n = 2; carried_.count(page) && carried_[page] != f.second; n++) page = f.first + "~" + std::to_string(n);
+      carried_[page] = f.second;
+      current_[f.first] = page;
+    }
   }
 
   bool write_all(std::string* err) const {
-    for (const auto& f : carried_) {
-      if (!carried_used_.count(f.first)) continue;  // no row links to it, or the checkout has it
-      std::ostringstream page;
-      page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(f.first)
+    for (const std::string& page : carried_used_) {
+      const std::map<int, std::string>& lines = carried_.at(page);
+      std::ostringstream text;
+      text << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(page)
            << "</title><style>body{margin:0;font:12px/1.45 monospace}pre{margin:0}a{color:#999;text-decoration:none;"
               "display:inline-block;width:4em;text-align:right;margin-right:1em}span:target{background:#ffe1e1}"
               "</style></head><body><h1 style=\"font:bold 14px sans-serif;margin:8px\">"
-           << html_escape(f.first)
+           << html_escape(page)
            << "</h1><p style=\"font:12px sans-serif;margin:8px\">The lines of the kernel tree's file that the "
               "checker compiled (the extracted functions, patches applied); the others are left out.</p><pre>";
       int last = 0;
-      for (const auto& l : f.second) {
-        if (last && l.first != last + 1) page << "<span>      ...</span>\n";
-        page << "<span id=\"L" << l.first << "\"><a href=\"#L" << l.first << "\">" << l.first << "</a>"
+      for (const auto& l : lines) {
+        if (last && l.first != last + 1) text << "<span>      ...</span>\n";
+        text << "<span id=\"L" << l.first << "\"><a href=\"#L" << l.first << "\">" << l.first << "</a>"
              << html_escape(l.second) << "</span>\n";
         last = l.first;
       }
-      page << "</pre></body></html>\n";
-      const fs::path rel = fs::path("src") / (f.first + ".html");
-      if (!make_real_directory(dir_, rel.parent_path().string(), err)) return false;
-      if (!write_file_safely((fs::path(dir_) / rel).string(), page.str(), err)) return false;
+      text << "</pre></body></html>\n";
+      if (!write_page(page, text.str(), err)) return false;
     }
-    for (const std::string& file : files_) {
-      if (carried_used_.count(file)) continue;
+    for (const std::string& file : project_) {
       std::ifstream in(root_ + "/" + file);
       std::ostringstream page;
       page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(file)
@@ -184,35 +189,45 @@ class SourcePages {
       for (int n = 1; std::getline(in, line); n++)
         page << "<span id=\"L" << n << "\"><a href=\"#L" << n << "\">" << n << "</a>" << html_escape(line) << "</span>\n";
       page << "</pre></body></html>\n";
-      const fs::path rel = fs::path("src") / (file + ".html");
-      if (!make_real_directory(dir_, rel.parent_path().string(), err)) return false;
-      if (!write_file_safely((fs::path(dir_) / rel).string(), page.str(), err)) return false;
+      if (!write_page(file, page.str(), err)) return false;
     }
     return true;
   }
 
  private:
-  bool known(const std::string& file) {
-    if (files_.count(file)) return true;
-    // Project-relative paths only: nothing outside the tree, however the trace spells it.
-    if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos) return false;
+  // Project-relative paths only: nothing outside the output directory, however a trace spells it.
+  static bool relative(const std::string& file) {
+    return !file.empty() && file[0] != '/' && file.find("..") == std::string::npos &&
+           file.find('\0') == std::string::npos;
+  }
+
+  // The page a file's references link to, "" for none. A trace's own copy serves only a file
+  // the checkout does not have: it cannot stand in for the model's sources.
+  std::string page_of(const std::string& file) {
+    if (project_.count(file)) return file;
+    if (!relative(file)) return "";
     std::error_code ec;
     if (!root_.empty() && fs::is_regular_file(fs::path(root_) / file, ec)) {
-      files_.insert(file);
-      return true;
+      project_.insert(file);
+      return file;
     }
-    // A trace's own copy serves only a file the checkout does not have: it cannot stand in for
-    // the model's sources.
-    if (!carried_.count(file)) return false;
-    files_.insert(file);
-    carried_used_.insert(file);
-    return true;
+    auto c = current_.find(file);
+    if (c == current_.end()) return "";
+    carried_used_.insert(c->second);
+    return c->second;
+  }
+
+  bool write_page(const std::string& page, const std::string& text, std::string* err) const {
+    const fs::path rel = fs::path("src") / (page + ".html");
+    if (!make_real_directory(dir_, rel.parent_path().string(), err)) return false;
+    return write_file_safely((fs::path(dir_) / rel).string(), text, err);
   }
 
   std::string dir_, root_;
-  std::set<std::string> files_;
-  std::map<std::string, std::map<int, std::string>> carried_;
-  std::set<std::string> carried_used_;  // files linked to whose pages come from carried_
+  std::set<std::string> project_;                               // the checkout's files linked to
+  std::map<std::string, std::map<int, std::string>> carried_;  // page -> the lines it holds
+  std::map<std::string, std::string> current_;                  // the trace's file -> its page
+  std::set<std::string> carried_used_;                          // the carried pages linked to
 };
 
 void summary_table(std::ostringstream& h, const std::vector<Outcome>& outcomes, const std::map<size_t, std::string>& anchors) {
@@ -322,12 +337,14 @@ bool write_html_report(const std::string& dir, const std::string& title, const s
     return false;
   }
   SourcePages src(dir, report_source_root());
-  for (const Outcome& o : outcomes) src.add_lines(o.r.source_lines);
   std::map<size_t, std::string> anchors;
   for (size_t i = 0; i < outcomes.size(); i++)
     if (!outcomes[i].r.events.empty()) anchors[i] = "cx-" + std::to_string(i);
   std::ostringstream body;
-  for (const auto& a : anchors) swimlane(body, outcomes[a.first], a.second, &src);
+  for (const auto& a : anchors) {
+    src.use_trace_lines(outcomes[a.first].r.source_lines);
+    swimlane(body, outcomes[a.first], a.second, &src);
+  }
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << html_escape(title)
     << "</title>\n<style>" << kStyle << "</style></head><body>\n<h1>" << html_escape(title) << "</h1>\n";

@@ -62,7 +62,7 @@ std::string TraceState::lock_change(const TraceEvent& e) {
 // (handoff_set)]". A waiter is a reader or a writer by the slowpath its task was in.
 std::vector<std::string> TraceState::kernel_wait_lists(const TraceEvent& e) {
   static const std::regex head(R"(^(.+)->wait_list\.(next|prev)$)");
-  static const std::regex word(R"(^waiter\.(list\.next|list\.prev|handoff_set) of task \d+$)");
+  static const std::regex word(R"(^waiter\.(list\.next|list\.prev|handoff_set) of task \d{1,6}$)");
   if (e.function == "rwsem_down_write_slowpath") slowpath_[e.thread] = "writer";
   if (e.function == "rwsem_down_read_slowpath") slowpath_[e.thread] = "reader";
   std::vector<std::string> changes;
@@ -70,14 +70,17 @@ std::vector<std::string> TraceState::kernel_wait_lists(const TraceEvent& e) {
   std::smatch m;
   const bool is_head = std::regex_match(e.object, m, head);
   if (now.empty() || (!is_head && !std::regex_match(e.object, word))) return changes;
+  // Bounded, whatever a trace file holds: a run has a few semaphores and a few tasks.
+  if (links_.size() >= kMaxLinks && !links_.count(e.object)) return changes;
   links_[e.object] = now;
-  for (const auto& l : links_) {
-    std::smatch h;
-    if (!std::regex_match(l.first, h, head) || h[2] != "next") continue;
-    const std::string sem = h[1], list = sem + "->wait_list";
-    std::string text = "[", at = l.second;
+  if (is_head && m[2] == "next" && heads_.size() < kMaxHeads) heads_.insert(m[1]);
+  for (const std::string& sem : heads_) {
+    const std::string list = sem + "->wait_list";
+    auto first = links_.find(list + ".next");
+    if (first == links_.end()) continue;
+    std::string text = "[", at = first->second;
     for (int n = 0; at != list && n < 8; n++) {
-      static const std::regex node(R"(^waiter\.list of task (\d+)$)");
+      static const std::regex node(R"(^waiter\.list of task (\d{1,6})$)");
       std::smatch w;
       if (!std::regex_match(at, w, node)) {
         text += std::string(n ? ", " : "") + "? (" + at + ")";  // a link the trace does not explain
@@ -101,6 +104,9 @@ std::vector<std::string> TraceState::kernel_wait_lists(const TraceEvent& e) {
 
 std::vector<std::string> TraceState::apply(const TraceEvent& e) {
   std::vector<std::string> changes;
+  // Object names are short (model/trace_names.hpp keeps 128 bytes); a longer one comes from an
+  // edited trace file, and std::regex recurses per character: it is left out.
+  if (e.object.size() > kMaxObjectName) return changes;
   auto change = [&](Kind k, const std::string& what, const std::string& now) {
     std::string& part = parts_[k][what];
     if (part == now) return;
@@ -123,7 +129,8 @@ std::vector<std::string> TraceState::apply(const TraceEvent& e) {
   }
   for (const std::string& c : kernel_wait_lists(e)) changes.push_back(c);
   // A page-table entry (model/page_tables.cpp names them): the state of the table it points to.
-  static const std::regex entry(R"(^(?:pgd|pud|pmd) entry -> (\w+ table 0x[0-9a-f]+)(?: \(in [^)]*\))? of (.+)$)");
+  // %#lx prints the table at address 0 as "0".
+  static const std::regex entry(R"(^(?:pgd|pud|pmd) entry -> (\w+ table (?:0x[0-9a-f]+|0))(?: \(in [^)]*\))? of (.+)$)");
   std::smatch m;
   if (std::regex_match(e.object, m, entry)) {
     const std::string now = written(e);

@@ -29,6 +29,8 @@ class TraceState {
   std::map<std::string, std::string> parts_[kKinds];
   std::map<std::string, int> writer_;                  // lock -> thread holding it exclusively
   std::map<std::string, std::multiset<int>> readers_;  // lock -> threads holding it shared
+  static constexpr size_t kMaxLinks = 4096, kMaxHeads = 16, kMaxObjectName = 256;
   std::map<std::string, std::string> links_;           // kernel list_head word -> what it points to
+  std::set<std::string> heads_;                        // the semaphores whose wait list head was written
   std::map<int, std::string> slowpath_;                // thread -> "reader" / "writer", by its slowpath
 };

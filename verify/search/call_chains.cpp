@@ -61,11 +61,12 @@ void assign_call_chains(std::vector<TraceEvent>* events) {
       next++;
     }
     e.chain.clear();
-    if (e.thread < 0 || e.thread >= call_chain::kMaxTasks || !last[e.thread]) continue;
+    if (e.thread < 0 || e.thread >= call_chain::kMaxTasks) continue;
     if ((size_t)e.step >= overflow_at) {
       e.chain = "(not recorded: too many frames)";
       continue;
     }
+    if (!last[e.thread]) continue;
     const Mark& m = *last[e.thread];
     for (size_t i = 0; i < m.depth; i++) e.chain += (i ? " → " : "") + std::string(pool[m.begin + i]);
   }

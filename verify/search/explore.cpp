@@ -128,6 +128,7 @@ void attribute_deadlock(RunResult* r) {
   TraceEvent& f = r->events.back();
   f.thread = kEndOfRun;
   f.function.clear();
+  f.chain.clear();
   f.operation = "deadlock: " + (who.empty() ? std::string("no thread can run") : "blocked forever: " + who);
   f.source = at;
 }
