@@ -7,6 +7,7 @@
 #include "verify/cli/cli.hpp"
 #include "verify/maps/maps.hpp"
 #include "verify/search/relacy_state.hpp"
+#include "verify/report/swimlane.hpp"
 #include "verify/report/trace.hpp"
 
 int fuzz_spec(const uint8_t* data, size_t size) {
@@ -36,10 +37,15 @@ int fuzz_maps(const uint8_t* data, size_t size) {
 int fuzz_trace(const uint8_t* data, size_t size) {
   RunResult r;
   std::string err;
-  if (!read_trace_text("fuzz.json", std::string(reinterpret_cast<const char*>(data), size), &r, &err)) return 0;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  if (!read_trace_text("fuzz.json", text, &r, &err)) return 0;
   SearchSpec search;
   if (!SearchSpec::parse(r.search, &search, &err)) return 0;
   for (unsigned threads = 1; threads <= 4; threads++) relacy_state_valid(r.state, search, threads, &err);
+  // What `vmaverify report` then reads and draws: the rows, their state column, the swimlanes.
+  if (!read_trace_rows("fuzz.json", text, &r, &err)) return 0;
+  trace_text(r, false, true);
+  build_swimlane(r.events);
   return 0;
 }
 

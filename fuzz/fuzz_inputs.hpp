@@ -7,5 +7,5 @@
 
 int fuzz_spec(const uint8_t* data, size_t size);   // spec files: limits, syntax, Z3's parse
 int fuzz_maps(const uint8_t* data, size_t size);   // /proc/PID/maps text, then the teardown over it
-int fuzz_trace(const uint8_t* data, size_t size);  // trace JSON, then its search and state checks
+int fuzz_trace(const uint8_t* data, size_t size);  // trace JSON, its search and state checks, then report's rows
 int fuzz_cli(const uint8_t* data, size_t size);    // the command line: NUL-separated arguments, parsed only

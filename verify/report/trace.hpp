@@ -45,6 +45,10 @@ bool read_trace(const std::string& file, RunResult* r, std::string* err, TraceOr
 // The same from the file's text (file only names it in errors).
 bool read_trace_text(const std::string& file, const std::string& text, RunResult* r, std::string* err,
                      TraceOrigin* origin = nullptr, std::string* fingerprint = nullptr);
+// The rows `vmaverify report` draws, from a trace's text (file names it in errors): the events,
+// the search statistics and a kernel trace's source lines; false with *err (naming the file,
+// the event and the field) for a trace that lacks them or has them malformed.
+bool read_trace_rows(const std::string& file, const std::string& text, RunResult* r, std::string* err);
 // Why a trace's replay fields cannot be replayed together, or "" when they can: an unknown
 // mutant, a search that is not full, bound:N or random:N, no failure kind, no state, or fields
 // not recorded together (fingerprint mismatch). The scenario and variant are the caller's.
