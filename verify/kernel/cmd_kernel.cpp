@@ -660,7 +660,6 @@ int replay_kernel_trace(const KernelArgs& a) {
   std::vector<GcdaFile> counters;
   const std::string stopped = run_contained(one, {s}, false, &counters, [&](Outcome o, const std::string&) { got = o; });
   if (!stopped.empty()) return usage_error("kernel: --replay: the checked code " + stopped);
-  attach_kernel_source_lines(&got.r);
   const RunResult& r = got.r;
   if (r.result == "error") return usage_error("kernel: --replay: " + file + ": " + r.message);
   const std::string why_not = replay_difference(saved, r);

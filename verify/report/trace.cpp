@@ -174,9 +174,7 @@ TraceOrigin current_origin() {
   return o;
 }
 
-// Whether a row wrote its object: a store, an exchange, a read-modify-write or a compare-exchange
-// that replaced the value.
-static bool wrote(const TraceEvent& e) {
+bool row_writes(const TraceEvent& e) {
   const std::string& o = e.operation;
   return o.find("store") != std::string::npos || o.find("fetch_") != std::string::npos ||
          (o.find("exchange") != std::string::npos && o.find("failed") == std::string::npos);
@@ -192,7 +190,7 @@ static void explain_stale_reads(std::vector<TraceEvent>* events) {
       continue;
     for (size_t j = i; j-- > 0;) {
       const TraceEvent& w = (*events)[j];
-      if (w.object != e.object || !wrote(w)) continue;
+      if (w.object != e.object || !row_writes(w)) continue;
       if (w.thread != e.thread)
         e.value = e.value.substr(0, e.value.size() - kStale.size()) + " (stale: T" + std::to_string(w.thread) +
                   "'s store at step " + std::to_string(w.step) + " is later and does not happen before this load)";

@@ -14,6 +14,10 @@ std::vector<TraceEvent> parse_relacy_history(const std::string& output);
 // or Relacy's own deadlock detection), in no thread.
 constexpr int kEndOfRun = -1;
 
+// Whether a row wrote its object: a store, an exchange, a read-modify-write or a compare-exchange
+// that replaced the value.
+bool row_writes(const TraceEvent& e);
+
 // The readable trace: a summary line, a legend, then one line per event in aligned columns,
 // with a thread tag and, last, the state after it (verify/report/trace_state.hpp); the failing
 // step is marked with ">>". Relacy's internal event rows (rl::event's "event: reset ...") only

@@ -1,5 +1,6 @@
 #include "verify/report/trace_state.hpp"
 
+#include <cstring>
 #include <regex>
 #include "verify/report/trace.hpp"
 
@@ -8,19 +9,14 @@ namespace {
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // What a row wrote to its object (decoded, as its value column shows it), or "" if it wrote
-// nothing: a store, an exchange or read-modify-write ("OLD -> NEW"), a compare-exchange that
-// replaced the value ("...; new NEW").
+// nothing (row_writes): a compare-exchange's "...; new NEW", an exchange's or read-modify-write's
+// "OLD -> NEW", a store's value.
 std::string written(const TraceEvent& e) {
-  const std::string& op = e.operation;
-  if (starts_with(op, "compare-exchange")) {
-    const size_t at = e.value.find("; new ");
-    return op == "compare-exchange" && at != std::string::npos ? e.value.substr(at + 6) : "";
-  }
-  if (op.find("exchange") != std::string::npos || op.find("fetch_") != std::string::npos) {
-    const size_t at = e.value.find(" -> ");
-    return at == std::string::npos ? "" : e.value.substr(at + 4);
-  }
-  return op.find("store") != std::string::npos ? e.value : "";
+  if (!row_writes(e)) return "";
+  if (e.operation.find("store") != std::string::npos) return e.value;
+  const char* mark = starts_with(e.operation, "compare-exchange") ? "; new " : " -> ";
+  const size_t at = e.value.find(mark);
+  return at == std::string::npos ? "" : e.value.substr(at + std::strlen(mark));
 }
 
 }  // namespace
