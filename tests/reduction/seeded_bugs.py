@@ -90,6 +90,12 @@ BUGS = {
                            "a wake-up does not order the waker's step before the woken thread's"),
     "nondeterminism_unchecked": (S, "if (n.type_ != t || n.count_ != limit || nd.decision != decision) {", "if (false) {",
                                  "a run that does not repeat its recorded choices goes on with the recorded index"),
+    # The test of a reversal against the threads asleep at its choice. A guide only orders a new
+    # subtree's first run; no bug of it can lose one.
+    "sleeper_in_v_starts_it": (S, "      if (initials & bit(e.thread)) return;", "      if (seen & bit(e.thread)) return;",
+                               "a thread asleep at the choice with any step in v is taken to start v"),
+    "any_sleeper_covers_v": (S, "      if (initials & bit(e.thread)) return;", "      return;",
+                             "a reversal is left out whenever some thread is asleep at its choice"),
     # The CPU gate of the full search (shard_scheduler.hpp, cpu_*; model/preempt.*).
     "rt_task_preemptible": (S, "(g_cpus.preempt_count[cur] == 0 && !g_cpus.rt[cur]);", "(g_cpus.preempt_count[cur] == 0);",
                             "a SCHED_FIFO task is preempted by a normal task of its CPU"),

@@ -116,6 +116,8 @@ class shard_scheduler
     sleep_blocked_ = false;
     blocked_at_ = SIZE_MAX;
     carried_.clear();
+    follow_.clear();
+    follow_pos_ = 0;
     no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0 || g_cpus.active;
     choice_depth_ = -1;
     gate_reset();
@@ -149,6 +151,7 @@ class shard_scheduler
         this->stree_.resize(i);
         node_.resize(i);
         n.index_ = next;
+        guide_node_ = nd.decision ? (long)(i - 1) : -1;
         // The next iteration repeats the steps that ended before this node: their races are known.
         // A wait completed below the node may complete differently: its step is analysed again.
         reused_ = 0;
@@ -196,6 +199,7 @@ class shard_scheduler
         // races that would ask for them may lie in another shard's subtrees.
         node.full = g_shard.count > 1 && node.range.hi - node.range.lo > 1;
         first = next_choice(node, limit, 0);
+        if (first < limit && follow_pos_ < follow_.size()) first = guided_choice(node, limit, first);
         if (first == limit) {
           // Every thread that may run here is asleep: every run from here is equivalent to one
           // explored elsewhere. The iteration must still end: one path, no alternatives below.
@@ -227,6 +231,7 @@ class shard_scheduler
     }
     if (decision) {
       nd.explored |= bit(nd.thread[n.index_]);
+      if ((long)depth == guide_node_) follow_guide(nd, nd.thread[n.index_]);
       if (nd.single && blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
     }
     return n.index_;
@@ -292,6 +297,8 @@ class shard_scheduler
     Footprint touched;
   };
   typedef typename rl::vector<Entry>::type Entries;
+  typedef typename rl::vector<uint8_t>::type Guide;  // threads, one per step, in order
+  typedef typename rl::vector<Guide>::type Guides;
   struct Node {
     ShardRange range;        // the slices of this node's subtree
     bool decision = false;   // a thread choice where the reduction applies
@@ -302,6 +309,9 @@ class shard_scheduler
     rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
     Entries sleep;           // decision: asleep on arrival
     Entries done;            // decision: each choice taken, with the union of its steps' footprints
+    // decision: for a thread added to the backtrack set, the order of the threads' next steps
+    // (first that thread's) of the reversed race that added it: notdep(i).j (add_backtracks).
+    Guides guides;
   };
   typename rl::vector<Node>::type node_;  // parallel to stree_
 
@@ -333,6 +343,7 @@ class shard_scheduler
     RaceKind kind;
   };
   typename rl::vector<Race>::type races_;
+  typename rl::vector<size_t>::type v_;  // reverse_race's v: the steps of notdep(i).j
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
   typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
   size_t analysed_ = 0;  // steps of the last iteration whose races add_backtracks analysed
@@ -346,6 +357,9 @@ class shard_scheduler
   long choice_depth_ = -1;  // the thread-choice node of the step about to begin, -1 if none
   bool choice_decision_ = false;
   Entries carried_;         // asleep when the current step ends, before filtering by it
+  Guide follow_;            // the threads of the steps to take next (follow_guide), from follow_pos_
+  size_t follow_pos_ = 0;
+  long guide_node_ = -1;    // the node whose next choice's guide the next iteration follows
   bool sleep_blocked_ = false, no_reduction_ = true;
   size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
 
@@ -505,6 +519,10 @@ class shard_scheduler
   // and the choices already explored there, until a step they conflict with runs), at a node
   // explored in full, or by no choice at all (th was the only thread that could run).
   void begin_step(rl::thread_id_t th) {
+    if (follow_pos_ < follow_.size()) {
+      if (follow_[follow_pos_] == th) follow_pos_++;
+      else follow_.clear(), follow_pos_ = 0;  // the run left the guide: free choices from here
+    }
     Step s;
     s.thread = th;
     s.chosen = choice_depth_ < 0 ? Chosen::forced : choice_decision_ ? Chosen::decision : Chosen::every;
@@ -723,26 +741,27 @@ class shard_scheduler
     // v = notdep(i).j: the steps after i not ordered after it, then j; its initials are the
     // threads whose first step in v has no step of v ordered before it.
     Threads initials = 0, seen = 0;
-    long v[64];
-    size_t nv = 0;
-    bool cut = false;
+    v_.clear();
     for (size_t k = i + 1; k <= j; k++) {
       if (k != j && before(i, k)) continue;
       const Threads t = bit(steps_[k].thread);
       if (!(seen & t)) {
         seen |= t;
         bool first = true;
-        for (size_t x = 0; x < nv && first; x++)
-          if (before((size_t)v[x], k)) first = false;
+        for (size_t x = 0; x < v_.size() && first; x++)
+          if (before(v_[x], k)) first = false;
         if (first) initials |= t;
       }
-      if (nv < 64) v[nv++] = (long)k;
-      else cut = true;
+      v_.push_back(k);
     }
-    if (cut) initials = seen;  // too long to tell: any thread of v may start it
     if (si.chosen == Chosen::forced) return fall_back(i);  // no other thread could run there
     Node& n = node_[si.node];
     if (n.single || (initials & (n.backtrack | n.explored))) return;
+    // A thread asleep at the node that starts v: every run v starts is one that starts with
+    // that thread's step (it commutes to the front), which the sleeper covers. Source-DPOR may
+    // add any initial, an asleep one too, which explores nothing.
+    for (const Entry& e : n.sleep)
+      if (initials & bit(e.thread)) return;
     Threads enabled = 0, awake = 0;
     for (unsigned x = 0; x < this->stree_[si.node].count_; x++) {
       enabled |= bit(n.thread[x]);
@@ -753,7 +772,47 @@ class shard_scheduler
     const Threads pick = (can & awake) ? (can & awake) : can;
     const Threads had = n.backtrack;
     n.backtrack |= pick & (~pick + 1);  // the lowest such thread
-    g_backtracks[kind] += n.backtrack != had;
+    if (n.backtrack == had) return;
+    g_backtracks[kind]++;
+    // The new branch first follows v, the added thread's first step moved to its front (it has
+    // no step of v before it): the runs it then reaches are the reversed race's, not ones that
+    // the sleepers at the node make redundant.
+    rl::thread_id_t p = 0;
+    while (!((n.backtrack & ~had) & bit(p))) p++;
+    Guide g;
+    g.push_back((uint8_t)p);
+    bool moved = false;
+    for (size_t k : v_) {
+      const rl::thread_id_t t = steps_[k].thread;
+      if (t == p && !moved) moved = true;
+      else g.push_back((uint8_t)t);
+    }
+    n.guides.push_back(std::move(g));
+  }
+
+  // The exploration below a node chosen from its backtrack set follows that thread's guide.
+  void follow_guide(const Node& n, rl::thread_id_t th) {
+    guide_node_ = -1;
+    follow_.clear();
+    follow_pos_ = 0;
+    for (const Guide& g : n.guides)
+      if (g[0] == th) {
+        follow_.assign(g.begin(), g.end());
+        return;
+      }
+  }
+
+  // At a new thread choice: the guide's next thread if it may run here (not asleep, this
+  // shard's), else the default first and no guide from here on.
+  unsigned guided_choice(const Node& node, unsigned limit, unsigned first) {
+    for (unsigned j = 0; j < limit; j++)
+      if (node.thread[j] == follow_[follow_pos_]) {
+        if (next_choice(node, limit, j) == j) return j;
+        break;
+      }
+    follow_.clear();
+    follow_pos_ = 0;
+    return first;
   }
 
   // A race the reduction cannot place: every thread choice up to step i explores every thread.
