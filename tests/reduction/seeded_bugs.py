@@ -30,7 +30,7 @@ S, F, T = "verify/search/shard_scheduler.hpp", "verify/search/step_footprint.hpp
 
 # name: (file, text, replacement, what the bug does)
 BUGS = {
-    "write_write_only": (S, "((pool_[x] | pool_[y]) & 1)", "((pool_[x] & pool_[y]) & 1)",
+    "write_write_only": (S, "((pool_[x] | pool_[y]) & 1)) {", "((pool_[x] & pool_[y]) & 1)) {",
                          "two steps race only if both write (a load never races with a store)"),
     "sleepers_stay_asleep": (S, "return e.thread == s.thread || e.touched.conflicts(step_) ||",
                              "return e.thread == s.thread ||",
