@@ -757,9 +757,9 @@ class shard_scheduler
     if (si.chosen == Chosen::forced) return fall_back(i);  // no other thread could run there
     Node& n = node_[si.node];
     if (n.single || (initials & (n.backtrack | n.explored))) return;
-    // A thread asleep at the node that starts v: every run v starts is one that starts with
-    // that thread's step (it commutes to the front), which the sleeper covers. Source-DPOR may
-    // add any initial, an asleep one too, which explores nothing.
+    // A thread asleep at the node that starts v: every run v starts is equivalent to one that
+    // starts with that thread's step (it commutes to the front), which the sleeper covers.
+    // Source-DPOR may add any initial, an asleep one too, which explores nothing.
     for (const Entry& e : n.sleep)
       if (initials & bit(e.thread)) return;
     Threads enabled = 0, awake = 0;
