@@ -38,6 +38,9 @@ struct task_struct {
   int spurious_wakeups_left = 0;  // how many more times schedule() may return unwoken
   bool killable_sleep = false;    // the state set last is TASK_KILLABLE (TASK_WAKEKILL)
   bool fatal_signal = false;      // a SIGKILL is pending (it stays pending)
+  // Its exit as other tasks' RCU read-side sections see it (task lifetimes, below): set by
+  // do_exit, read when a section begins.
+  zeroed_atomic<int> exited;
 
   task_struct() {
     runnable.init(false, false, RL_INFO);
@@ -48,12 +51,15 @@ struct task_struct {
     trace_name(this, "task %d", id);
     trace_name(relacy_impl_address(&runnable), "run state of task %d", id);
     trace_name(&wake_q.next, "wake_q.next of task %d", id);
+    trace_name(&exited, "exit of task %d", id);
   }
   ~task_struct() { runnable.deinit(RL_INFO); }
 };
 
-// The scenario's tasks, indexed by Relacy thread; set by the scenario base each iteration.
+// The scenario's tasks, indexed by Relacy thread, and how many; set by the scenario base each
+// iteration.
 extern task_struct* g_tasks;
+extern int g_task_count;
 inline task_struct* current_task() { return &g_tasks[rl::thread_index()]; }
 
 // get_task_struct (include/linux/sched/task.h): refcount_inc.
@@ -69,8 +75,33 @@ inline void put_task_struct(task_struct* t) {
   if (--t->usage == 0) t->ghost_freed = true;  // __put_task_struct: from here on the task_struct is gone
 }
 
+// Task lifetimes under RCU. An exited task's task_struct is freed an RCU grace period after its
+// exit (release_task -> put_task_struct_rcu_user -> delayed_put_task_struct, kernel/exit.c), so
+// code that reaches a task through a pointer it holds no reference on (rwsem.c's optimistic
+// spinning: the task in sem->owner, through owner_on_cpu) may look at it only inside an RCU
+// read-side section (a preempt_disable() or raw_spin_lock section) that began before the exit.
+// Modelled with a grace period that ends as soon as it may: a section that begins after the exit
+// sees the task freed, and sees everything the task stored before it (the grace period's
+// ordering: the exit is a seq_cst store, a section's start seq_cst loads). A section that began
+// before the exit, with no grace period ended in between, is the same run with the exit moved
+// after the section's start, which the search explores too. Each do_exit stores to the task's
+// `exited` word and each section start that matters loads every other task's
+// (tasks_seen_exited), so that the search orders exits against those section starts. That costs
+// steps, so it is done only while g_task_lifetimes is set: in kernel mode's rwsem scenarios,
+// where the tree's rwsem.c reads sem->owner's task (model/kshim/rwsem.h says which sections).
+// The hand model never reaches a task through a pointer it holds no reference on.
+extern bool g_task_lifetimes;
+// The other tasks that have exited, each read from its `exited` word: bit i for task i.
+uint32_t tasks_seen_exited();
+// Whether task t has exited, read from its `exited` word.
+bool task_seen_exited(task_struct* t);
+
 // do_exit (kernel/exit.c), as far as wake-ups care: the task drops its own reference.
-inline void do_exit() { put_task_struct(current_task()); }
+inline void do_exit() {
+  task_struct* t = current_task();
+  if (g_task_lifetimes) t->exited.store(1, rl::mo_seq_cst, $);
+  put_task_struct(t);
+}
 
 // set_current_state(TASK_UNINTERRUPTIBLE) (include/linux/sched.h): from now on a wake-up is remembered.
 // It is smp_store_mb(): the full barrier orders the state store before the caller's condition load.
@@ -104,9 +135,7 @@ inline bool signal_pending_killable(rl::debug_info_param info) {
 // schedule() (kernel/sched/core.c): sleep unless woken since set_current_state. A sleeping task
 // can also come back with no wake-up meant for it (a spurious or stale one): a nondeterministic
 // choice while the task's budget lasts, so every wait loop must recheck its condition.
-inline void schedule() {
-  KERNEL_FRAME();
-  task_struct* t = current_task();
+inline void schedule_sleep(task_struct* t) {
   if (t->killable_sleep && !t->fatal_signal && rl::rand(2) == 1) {  // signal_wake_up
     t->fatal_signal = true;
     model_row(RL_INFO, "a fatal signal (SIGKILL) wakes task %d", t->pid);
@@ -120,6 +149,10 @@ inline void schedule() {
   g_cpus.in_schedule[rl::thread_index()] = true;
   t->runnable.wait(false, false, RL_INFO);
   g_cpus.in_schedule[rl::thread_index()] = false;
+}
+inline void schedule() {
+  KERNEL_FRAME();
+  schedule_sleep(current_task());
 }
 
 // wake_up_process() (kernel/sched/core.c): try_to_wake_up() issues a full barrier before it

@@ -764,6 +764,28 @@ TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(hunk kernel/locking/rwsem\.c:10\d\d[^\n]*: executed)"))) << r.out;
 }
 
+// Task lifetimes under RCU (model/sched.hpp): rwsem_can_spin_on_owner looks at a writer owner's
+// task only, since a reader leaves its stale pointer in sem->owner at up_read and may then exit.
+// With that test gone (the bug 94a9717b3c40 fixed), a writer that finds the lock reader-owned
+// reads the task_struct of a reader that exited before its section began: a use-after-free.
+TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  const std::string tree = debian_rwsem_tree("rwsem_lifetime");
+  ASSERT_FALSE(tree.empty());
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string stale = std::regex_replace(rwsem_c, std::regex(R"(\(owner && !\(flags & RWSEM_READER_OWNED\) && !owner_on_cpu\(owner\)\))"),
+                                         "(owner && !owner_on_cpu(owner))");
+  ASSERT_NE(stale, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", stale);
+  BinaryRun r = run_vmaverify("kernel --patch '" + patch + "' rwsem_readers_writer");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (use-after-free)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(owner_on_cpu\(task \d\) reads the task_struct of a task that exited before)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(rwsem_readers_writer: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:72\d)")))
+      << r.out;
+}
+
 // CPUs and preemption (model/preempt.hpp): the tree's __down_write_common verifies with an RT
 // writer sharing the normal writer's CPU; with the write trylock moved out of its
 // preempt_disable() (the window 48dfb5d2560d closed: count taken, sem->owner not yet set), the

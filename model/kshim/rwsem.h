@@ -201,8 +201,10 @@ struct raw_spinlock_t {
   rl::mutex* m;
   int ghost_owner;
 };
-inline void kshim_spin_lock(raw_spinlock_t* l, rl::debug_info_param info) {
+inline void kshim_section_begins(const char* func);
+inline void kshim_spin_lock(raw_spinlock_t* l, const char* func, rl::debug_info_param info) {
   preempt_count_add(1, info);
+  if (g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks] == 1) kshim_section_begins(func);
   announce_blocking_lock();
   l->m->lock(info);
   l->ghost_owner = rl::thread_index();
@@ -214,9 +216,9 @@ inline void kshim_spin_unlock(raw_spinlock_t* l, rl::debug_info_param info) {
   l->m->unlock(info);
   preempt_count_add(-1, info);
 }
-#define raw_spin_lock_irq(l) kshim_spin_lock((l), RL_INFO)
+#define raw_spin_lock_irq(l) kshim_spin_lock((l), __func__, RL_INFO)
 #define raw_spin_unlock_irq(l) kshim_spin_unlock((l), RL_INFO)
-#define raw_spin_lock_irqsave(l, flags) ((void)&(flags), kshim_spin_lock((l), RL_INFO))
+#define raw_spin_lock_irqsave(l, flags) ((void)&(flags), kshim_spin_lock((l), __func__, RL_INFO))
 #define raw_spin_unlock_irqrestore(l, flags) ((void)&(flags), kshim_spin_unlock((l), RL_INFO))
 #define lockdep_assert_held(l) \
   VM_CHECK((l)->ghost_owner == (int)rl::thread_index(), "lock not held", "lockdep_assert_held(%s) fails", #l)
@@ -309,6 +311,49 @@ inline bool kshim_rt_or_dl_task(::task_struct* p) { return p && task_is_rt(p->pi
 // whether the owner runs on its CPU now in a scenario with CPUs, and an explored choice at
 // every call elsewhere (which task runs on a CPU is then not modelled).
 constexpr int KSHIM_MAX_TASKS = 8;
+// Task lifetimes (model/sched.hpp): owner_on_cpu(owner) reads the owner's task_struct, which only
+// RCU keeps alive once the owner has exited; a preempt-disabled stretch (preempt_disable, a raw
+// spinlock) is the read-side section, and schedule() ends it (a new one begins when it returns
+// with the count raised). A section's start loads the other tasks' exits only where rwsem.c
+// can look at sem->owner's task in it: a section that begins in the writer's lock path (the
+// functions below). owner_on_cpu in a section that began elsewhere is `unmodelled` (a patch that
+// spins elsewhere), never a silent pass.
+inline uint32_t kshim_exited_before[KSHIM_MAX_TASKS];  // thread-private: the tasks seen exited at the start
+inline const char* kshim_section_began_in[KSHIM_MAX_TASKS];
+inline bool kshim_section_tracked(const char* func) {
+  for (const char* f : {"__down_write_common", "rwsem_down_write_slowpath", "rwsem_can_spin_on_owner",
+                        "rwsem_optimistic_spin", "rwsem_spin_on_owner"})
+    if (std::strcmp(func, f) == 0) return true;
+  return false;
+}
+inline int kshim_task_slot();
+inline void kshim_section_begins(const char* func) {
+  if (!g_task_lifetimes) return;
+  const int t = kshim_task_slot();
+  kshim_section_began_in[t] = func;
+  kshim_exited_before[t] = kshim_section_tracked(func) ? tasks_seen_exited() : 0;
+}
+inline int kshim_preempt_count() { return g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks]; }
+// The caller is about to read `owner`'s task_struct (owner->on_cpu) for `what`.
+inline void kshim_owner_task_alive(::task_struct* owner, const char* what, rl::debug_info_param info) {
+  if (!g_task_lifetimes || !owner || owner == current_task()) return;
+  const int t = kshim_task_slot();
+  if (kshim_preempt_count() == 0) {
+    VM_CHECK(!task_seen_exited(owner), "use-after-free",
+             "%s(task %d) reads the task_struct of a task that has exited, outside any RCU read-side section "
+             "(preemption enabled): a grace period may have freed it",
+             what, owner->pid);
+    return;
+  }
+  VM_CHECK(kshim_section_tracked(kshim_section_began_in[t]), "unmodelled",
+           "%s(task %d) in a preempt-disabled section that began in %s, where task lifetimes are not tracked "
+           "(model/kshim/rwsem.h)",
+           what, owner->pid, kshim_section_began_in[t]);
+  VM_CHECK(!((kshim_exited_before[t] >> owner->pid) & 1u), "use-after-free",
+           "%s(task %d) reads the task_struct of a task that exited before this RCU read-side section "
+           "(preempt_disable in %s) began: a grace period may have freed it",
+           what, owner->pid, kshim_section_began_in[t]);
+}
 // Thread-private: each task reads and writes its own slot.
 inline bool kshim_resched_asked[KSHIM_MAX_TASKS];
 inline int kshim_spin_entries[KSHIM_MAX_TASKS];
@@ -362,6 +407,7 @@ inline void kshim_spin_entry(rl::debug_info_param info) {
 #define cpu_relax() ::krwsem::kshim_cpu_relax(RL_INFO)
 #define barrier() __asm__ __volatile__("" : : : "memory")
 inline bool kshim_owner_on_cpu(::task_struct* owner, rl::debug_info_param info) {
+  kshim_owner_task_alive(owner, "owner_on_cpu", info);
   bool on_cpu = g_cpus.active ? owner && task_on_cpu(owner->pid) : rl::rand(2) == 1;
   kshim_rwsem_row(info, "owner_on_cpu(task %d): %s", owner ? owner->pid : -1, on_cpu ? "running" : "not running");
   return on_cpu;
@@ -389,12 +435,14 @@ inline void kshim_set_current_state(int state, rl::debug_info_param info) {
 #define set_current_state(state) kshim_set_current_state((state), RL_INFO)
 // __set_current_state(TASK_RUNNING): the model's run state is reset by the next set_current_state.
 #define __set_current_state(state) ((void)(state))
-inline void kshim_schedule(rl::debug_info_param info) {
+inline void kshim_schedule(const char* func, rl::debug_info_param info) {
   kshim_rwsem_row(info, "schedule()");
   ::schedule();
   kshim_stretch_start();  // need_resched() answers false once more after each sleep
+  // A context switch is a quiescent state: the section the raised count keeps is a new one.
+  if (kshim_preempt_count() > 0) kshim_section_begins(func);
 }
-#define schedule_preempt_disabled() kshim_schedule(RL_INFO)
+#define schedule_preempt_disabled() kshim_schedule(__func__, RL_INFO)
 #define DEFINE_WAKE_Q(name) ::wake_q_head name
 #define wake_q_init(q) ((q)->n = 0)
 inline void kshim_wake_q_add(::wake_q_head* q, ::task_struct* t, bool safe, rl::debug_info_param info) {
@@ -431,13 +479,14 @@ inline bool kshim_time_after(rl::debug_info_param info) {
 // no other task of its CPU runs until it is 0 again) and starts each lock operation: a new
 // stretch for need_resched(), the clock at 0. No-ops: lockdep beyond lockdep_assert_held, lock
 // statistics and tracepoints.
-inline void kshim_preempt_disable(rl::debug_info_param info) {
+inline void kshim_preempt_disable(const char* func, rl::debug_info_param info) {
   preempt_count_add(1, info);
+  if (kshim_preempt_count() == 1) kshim_section_begins(func);
   kshim_stretch_start();
   kshim_clock[kshim_task_slot()] = 0;
   kshim_clock_reads[kshim_task_slot()] = 0;
 }
-#define preempt_disable() ::krwsem::kshim_preempt_disable(RL_INFO)
+#define preempt_disable() ::krwsem::kshim_preempt_disable(__func__, RL_INFO)
 #define preempt_enable() preempt_count_add(-1, RL_INFO)
 inline void kshim_lockdep_assert_preemption_disabled(const char* func, rl::debug_info_param info) {
   if (std::strcmp(func, "rwsem_spin_on_owner") == 0) kshim_spin_entry(info);

@@ -1,5 +1,6 @@
 // Common base of every scenario: Relacy test suite with one kernel task per thread.
 #pragma once
+#include "model/kernel_rwsem.hpp"
 #include "model/lockdep.hpp"
 #include "model/sched.hpp"
 #include "verify/search/explore.hpp"
@@ -33,6 +34,11 @@ struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   scenario_base() {
     for (rl::thread_id_t i = 0; i < N; i++) tasks[i].name((int)i, Derived::spurious_wakeups);
     g_tasks = tasks;
+    g_task_count = (int)N;
+    g_task_lifetimes = g_kernel_rwsem != nullptr;  // model/sched.hpp, task lifetimes
+    // Every task starts preemptible: a run that ended inside a section (sleep-set blocked, or a
+    // failure) must not leave its count to the next one, whatever the search.
+    for (int& c : g_cpus.preempt_count) c = 0;
   }
   void before() { exploration::iteration_begin(); }
 };
