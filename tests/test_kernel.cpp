@@ -786,6 +786,30 @@ TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
       << r.out;
 }
 
+// The handoff check on the tree's code (model/kshim/rwsem_register.h): a reader whose slow path
+// steals the lock although RWSEM_FLAG_HANDOFF hands it to the queued writer is caught, as the
+// hand model's reader_steal_ignores_handoff is.
+TEST(KernelRwsem, AReaderStealThatIgnoresHandoffIsCaught) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  const std::string tree = debian_rwsem_tree("rwsem_handoff_steal");
+  ASSERT_FALSE(tree.empty());
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  std::string stealing = std::regex_replace(
+      rwsem_c, std::regex(R"(if \(!\(count & \(RWSEM_WRITER_LOCKED \| RWSEM_FLAG_HANDOFF\)\)\) \{\n(\t\trwsem_set_reader_owned))"),
+      "if (!(count & RWSEM_WRITER_LOCKED)) {\n$1");
+  ASSERT_NE(stealing, rwsem_c);
+  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", stealing);
+  BinaryRun r = run_vmaverify("kernel --patch '" + patch + "' rwsem_handoff");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (handoff)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(task \d took sem for read \(by its own reader bias\) while RWSEM_FLAG_HANDOFF hands it to task \d, still queued)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(rwsem_handoff: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:101\d)")))
+      << r.out;
+}
+
 // CPUs and preemption (model/preempt.hpp): the tree's __down_write_common verifies with an RT
 // writer sharing the normal writer's CPU; with the write trylock moved out of its
 // preempt_disable() (the window 48dfb5d2560d closed: count taken, sem->owner not yet set), the

@@ -72,8 +72,24 @@ struct kshim_err_ptr {
 // orderings: plain ops (read, set, add, andnot, or) relaxed; _acquire/_release as named;
 // value-returning ops without a suffix fully ordered (seq_cst); a failed try_cmpxchg relaxed.
 typedef rl::atomic<long> atomic_long_t;
+// Every change a read-modify-write makes to a word, for the handoff check (kshim_count_changed,
+// model/kshim/rwsem_register.h: after the tree's code, whose RWSEM_* bits it reads). Ghost.
+inline void kshim_count_changed(atomic_long_t* v, long old, long nw, rl::debug_info_param info);
+inline long kshim_fetch_add(atomic_long_t* v, long i, rl::memory_order mo, rl::debug_info_param info) {
+  const long old = v->fetch_add(i, mo, info);
+  kshim_count_changed(v, old, old + i, info);
+  return old;
+}
 inline long kshim_add_return(atomic_long_t* v, long i, rl::memory_order mo, rl::debug_info_param info) {
-  return v->fetch_add(i, mo, info) + i;
+  return kshim_fetch_add(v, i, mo, info) + i;
+}
+inline void kshim_andnot(atomic_long_t* v, long i, rl::debug_info_param info) {
+  const long old = v->fetch_and(~i, rl::mo_relaxed, info);
+  kshim_count_changed(v, old, old & ~i, info);
+}
+inline void kshim_or(atomic_long_t* v, long i, rl::debug_info_param info) {
+  const long old = v->fetch_or(i, rl::mo_relaxed, info);
+  kshim_count_changed(v, old, old | i, info);
 }
 // old is a long * or, for sem->owner, an unsigned long * (C converts, C++ does not).
 template <class T>
@@ -81,19 +97,20 @@ bool kshim_try_cmpxchg(atomic_long_t* v, T* old, long nw, rl::memory_order mo, r
   static_assert(sizeof(T) == sizeof(long), "try_cmpxchg on a long");
   long expected = (long)*old;
   bool ok = v->compare_exchange_strong(expected, nw, mo, info, rl::mo_relaxed, info);
+  if (ok) kshim_count_changed(v, expected, nw, info);
   *old = (T)expected;
   return ok;
 }
 #define atomic_long_read(v) ((v)->load(rl::mo_relaxed, RL_INFO))
 #define atomic_long_set(v, i) ((v)->store((long)(i), rl::mo_relaxed, RL_INFO))
-#define atomic_long_add(i, v) ((void)(v)->fetch_add((long)(i), rl::mo_relaxed, RL_INFO))
-#define atomic_long_andnot(i, v) ((void)(v)->fetch_and(~(long)(i), rl::mo_relaxed, RL_INFO))
-#define atomic_long_or(i, v) ((void)(v)->fetch_or((long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_add(i, v) ((void)::krwsem::kshim_fetch_add((v), (long)(i), rl::mo_relaxed, RL_INFO))
+#define atomic_long_andnot(i, v) ::krwsem::kshim_andnot((v), (long)(i), RL_INFO)
+#define atomic_long_or(i, v) ::krwsem::kshim_or((v), (long)(i), RL_INFO)
 #define atomic_long_add_return(i, v) kshim_add_return((v), (long)(i), rl::mo_seq_cst, RL_INFO)
 #define atomic_long_add_return_acquire(i, v) kshim_add_return((v), (long)(i), rl::mo_acquire, RL_INFO)
 #define atomic_long_add_return_release(i, v) kshim_add_return((v), (long)(i), rl::mo_release, RL_INFO)
-#define atomic_long_fetch_add(i, v) ((v)->fetch_add((long)(i), rl::mo_seq_cst, RL_INFO))
-#define atomic_long_fetch_add_release(i, v) ((v)->fetch_add((long)(i), rl::mo_release, RL_INFO))
+#define atomic_long_fetch_add(i, v) ::krwsem::kshim_fetch_add((v), (long)(i), rl::mo_seq_cst, RL_INFO)
+#define atomic_long_fetch_add_release(i, v) ::krwsem::kshim_fetch_add((v), (long)(i), rl::mo_release, RL_INFO)
 #define atomic_long_try_cmpxchg(v, old, nw) kshim_try_cmpxchg((v), (old), (long)(nw), rl::mo_seq_cst, RL_INFO)
 #define atomic_long_try_cmpxchg_acquire(v, old, nw) kshim_try_cmpxchg((v), (old), (long)(nw), rl::mo_acquire, RL_INFO)
 
@@ -105,16 +122,26 @@ template <class T>
 struct kshim_racy {
   kshim_poison_last<kshim_racy> poison;
   zeroed_atomic<T> v;  // starts zeroed with no scheduling point, like a stack slot
-  explicit kshim_racy(const char* field) { trace_name(&v, "waiter.%s of task %d", field, (int)rl::thread_index()); }
+  int task;            // ghost: the task whose waiter this is
+  explicit kshim_racy(const char* field) : task((int)rl::thread_index()) {
+    trace_name(&v, "waiter.%s of task %d", field, task);
+  }
   operator T() const { return v.load(rl::mo_relaxed, RL_INFO); }
   kshim_racy& operator=(T x) {
     v.store(x, rl::mo_relaxed, RL_INFO);
     return *this;
   }
 };
+// Ghost, for the handoff check: the tasks whose waiter another task granted the lock
+// (rwsem_mark_wake's smp_store_release(&waiter->task, NULL)) since their lock operation began.
+constexpr int KSHIM_MAX_GRANTED = 32;
+inline bool kshim_granted[KSHIM_MAX_GRANTED];
 template <class T, class U>
 void kshim_store(kshim_racy<T>* p, U x, rl::memory_order mo, rl::debug_info_param info) {
   p->v.store((T)x, mo, info);
+  if constexpr (std::is_pointer<T>::value)
+    if ((T)x == nullptr && p->task != (int)rl::thread_index() && p->task >= 0 && p->task < KSHIM_MAX_GRANTED)
+      kshim_granted[p->task] = true;
 }
 template <class T>
 T kshim_load(kshim_racy<T>* p, rl::memory_order mo, rl::debug_info_param info) {
@@ -136,10 +163,13 @@ T kshim_load(kshim_racy<T>* p, rl::memory_order mo, rl::debug_info_param info) {
 struct list_head {
   kshim_poison_last<list_head> poison;
   rl::var<list_head*> next, prev;
+  // Ghost copies of the links (the handoff check walks the wait list without a step) and the
+  // task that made the node (a waiter's, on its stack).
+  list_head *ghost_next = this, *ghost_prev = this;
+  int task = (int)rl::thread_index();
   list_head() {
     next($) = this;
     prev($) = this;
-    const int task = (int)rl::thread_index();
     trace_name(this, "waiter.list of task %d", task);
     trace_name(&next, "waiter.list.next of task %d", task);
     trace_name(&prev, "waiter.list.prev of task %d", task);
@@ -150,24 +180,32 @@ inline list_head* kshim_next(list_head* h, kshim_info i) { return h->next(i); }
 inline void kshim_init_list_head(list_head* h, kshim_info i) {
   h->next(i) = h;
   h->prev(i) = h;
+  h->ghost_next = h->ghost_prev = h;
 }
 inline void kshim_list_add(list_head* n, list_head* prev, list_head* next, kshim_info i) {
   next->prev(i) = n;
   n->next(i) = next;
   n->prev(i) = prev;
   prev->next(i) = n;
+  next->ghost_prev = n;
+  n->ghost_next = next;
+  n->ghost_prev = prev;
+  prev->ghost_next = n;
 }
 inline void kshim_list_add_tail(list_head* n, list_head* head, kshim_info i) { kshim_list_add(n, head->prev(i), head, i); }
 inline void kshim_list_unlink(list_head* e, kshim_info i) {
   list_head *prev = e->prev(i), *next = e->next(i);
   next->prev(i) = prev;
   prev->next(i) = next;
+  next->ghost_prev = prev;
+  prev->ghost_next = next;
 }
 // LIST_POISON1/2: the links of a deleted entry point nowhere valid.
 inline void kshim_list_del(list_head* e, kshim_info i) {
   kshim_list_unlink(e, i);
   e->next(i) = reinterpret_cast<list_head*>(0x100);
   e->prev(i) = reinterpret_cast<list_head*>(0x122);
+  e->ghost_next = e->ghost_prev = nullptr;
 }
 inline void kshim_list_move_tail(list_head* e, list_head* head, kshim_info i) {
   kshim_list_unlink(e, i);
@@ -245,6 +283,30 @@ inline bool kshim_osq_lock(optimistic_spin_queue* q, rl::debug_info_param info) 
 #define osq_lock(q) ::krwsem::kshim_osq_lock((q), RL_INFO)
 #define osq_unlock(q) ((q)->m.unlock(RL_INFO))
 
+// The semaphores by their count word (kshim_count_changed looks a word up). Ghost. A run that
+// fails may not destroy its semaphores, so an entry is replaced when a new semaphore's count
+// word has its address, and the oldest goes when all are taken.
+struct rw_semaphore;
+struct kshim_sem_entry {
+  atomic_long_t* count;
+  rw_semaphore* sem;
+};
+inline kshim_sem_entry kshim_sems[8];
+inline unsigned kshim_sems_next;
+inline void kshim_sems_add(atomic_long_t* count, rw_semaphore* s) {
+  for (kshim_sem_entry& e : kshim_sems)
+    if (e.count == count) {
+      e.sem = s;
+      return;
+    }
+  kshim_sems[kshim_sems_next++ % 8] = {count, s};
+}
+inline rw_semaphore* kshim_sem_of(atomic_long_t* count) {
+  for (const kshim_sem_entry& e : kshim_sems)
+    if (e.count == count) return e.sem;
+  return nullptr;
+}
+
 // struct rw_semaphore (include/linux/rwsem.h): count and wait_lock are the hand model's objects
 // (rw_semaphore::attach_kernel_rwsem), owner and wait_list the kernel code's own.
 struct rw_semaphore {
@@ -255,7 +317,11 @@ struct rw_semaphore {
   list_head wait_list;
   void* magic;  // CONFIG_DEBUG_RWSEMS
   const char* name;
+  // Ghost, for the handoff check: the task RWSEM_FLAG_HANDOFF was set for (the first waiter
+  // then), -1 while it is clear.
+  int ghost_handoff_for = -1;
   rw_semaphore(atomic_long_t* c, rl::mutex* wl, const char* n) : count(*c), wait_lock{wl, -1}, magic(this), name(n) {
+    kshim_sems_add(c, this);
     // __init_rwsem: owner 0 (count is the hand model's, already RWSEM_UNLOCKED_VALUE).
     owner.store(0, rl::mo_relaxed, $);
     trace_name(&owner, "owner of %s", n);
