@@ -293,6 +293,17 @@ std::string relaxed_grant_patch(const std::string& tree) {
   return relaxed == rwsem_c ? "" : make_patch(tree, "kernel/locking/rwsem.c", relaxed);
 }
 
+// `vmaverify kernel --patch P SCENARIO` with P the patch that applies edit to Debian's rwsem.c
+// (in a scratch tree named name). A failed run (status -1) when the edit changes nothing.
+BinaryRun run_with_rwsem_edit(const std::string& name, const std::regex& from, const std::string& to,
+                              const std::string& scenario) {
+  const std::string tree = debian_rwsem_tree(name);
+  const std::string rwsem_c = tree.empty() ? "" : read(tree + "/kernel/locking/rwsem.c");
+  const std::string edited = std::regex_replace(rwsem_c, from, to);
+  if (edited == rwsem_c) return BinaryRun{-1, "", "the edit of rwsem.c changed nothing"};
+  return run_vmaverify("kernel --patch '" + make_patch(tree, "kernel/locking/rwsem.c", edited) + "' " + scenario);
+}
+
 // A patch that drops the full-batch flush; one that frees the tables before the batch is final.
 const std::regex kFullCheck(R"(ARRAY_SIZE\(vb->vmas\))");
 const std::regex kFinal(R"(unlink_file_vma_batch_final\(&)"), kFree(R"(\bfree_pgd_range\()");
@@ -770,14 +781,8 @@ TEST(KernelRwsem, ASignalledReaderThatIgnoresItsGrantIsCaught) {
 // reads the task_struct of a reader that exited before its section began: a use-after-free.
 TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  const std::string tree = debian_rwsem_tree("rwsem_lifetime");
-  ASSERT_FALSE(tree.empty());
-  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
-  std::string stale = std::regex_replace(rwsem_c, std::regex(R"(\(owner && !\(flags & RWSEM_READER_OWNED\) && !owner_on_cpu\(owner\)\))"),
-                                         "(owner && !owner_on_cpu(owner))");
-  ASSERT_NE(stale, rwsem_c);
-  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", stale);
-  BinaryRun r = run_vmaverify("kernel --patch '" + patch + "' rwsem_readers_writer");
+  BinaryRun r = run_with_rwsem_edit("rwsem_lifetime", std::regex(R"(\(owner && !\(flags & RWSEM_READER_OWNED\) && !owner_on_cpu\(owner\)\))"),
+                                    "(owner && !owner_on_cpu(owner))", "rwsem_readers_writer");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (use-after-free)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(owner_on_cpu\(task \d\) reads the task_struct of a task that exited before)"))) << r.out;
@@ -791,15 +796,9 @@ TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
 // hand model's reader_steal_ignores_handoff is.
 TEST(KernelRwsem, AReaderStealThatIgnoresHandoffIsCaught) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  const std::string tree = debian_rwsem_tree("rwsem_handoff_steal");
-  ASSERT_FALSE(tree.empty());
-  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
-  std::string stealing = std::regex_replace(
-      rwsem_c, std::regex(R"(if \(!\(count & \(RWSEM_WRITER_LOCKED \| RWSEM_FLAG_HANDOFF\)\)\) \{\n(\t\trwsem_set_reader_owned))"),
-      "if (!(count & RWSEM_WRITER_LOCKED)) {\n$1");
-  ASSERT_NE(stealing, rwsem_c);
-  std::string patch = make_patch(tree, "kernel/locking/rwsem.c", stealing);
-  BinaryRun r = run_vmaverify("kernel --patch '" + patch + "' rwsem_handoff");
+  BinaryRun r = run_with_rwsem_edit(
+      "rwsem_handoff_steal", std::regex(R"(if \(!\(count & \(RWSEM_WRITER_LOCKED \| RWSEM_FLAG_HANDOFF\)\)\) \{\n(\t\trwsem_set_reader_owned))"),
+      "if (!(count & RWSEM_WRITER_LOCKED)) {\n$1", "rwsem_handoff");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (handoff)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(
@@ -808,6 +807,30 @@ TEST(KernelRwsem, AReaderStealThatIgnoresHandoffIsCaught) {
   EXPECT_TRUE(std::regex_search(
       r.out, std::regex(R"(rwsem_handoff: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:101\d)")))
       << r.out;
+}
+
+// The same check for writers: rwsem_try_write_lock without its test that the first waiter holds
+// the hand-off lets a later writer take the lock from it.
+TEST(KernelRwsem, AWriterThatIgnoresTheFirstWaitersHandoffIsCaught) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  BinaryRun r = run_with_rwsem_edit("rwsem_handoff_first",
+                                    std::regex(R"(\t+if \(first->handoff_set && \(waiter != first\)\)\n\t+return false;\n)"), "",
+                                    "rwsem_handoff_two_writers");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(counterexample \(handoff\)[^\n]*\n +task \d took sem for write while RWSEM_FLAG_HANDOFF hands it to task \d, still queued)")))
+      << r.out;
+}
+
+// rwsem_del_waiter that clears only RWSEM_FLAG_WAITERS when the queue empties leaves the
+// hand-off bit of a signalled first waiter behind: the scenario's count check sees it.
+TEST(KernelRwsem, AHandoffBitLeftByTheLastWaiterIsACountLeak) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  BinaryRun r = run_with_rwsem_edit("rwsem_handoff_left", std::regex(R"(atomic_long_andnot\(RWSEM_FLAG_HANDOFF \| RWSEM_FLAG_WAITERS, )"),
+                                    "atomic_long_andnot(RWSEM_FLAG_WAITERS, ", "rwsem_killable_writer");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (count leak)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("count is 0x4 after every unlock"), std::string::npos) << r.out;
 }
 
 // CPUs and preemption (model/preempt.hpp): the tree's __down_write_common verifies with an RT
