@@ -87,8 +87,8 @@ inline void put_task_struct(task_struct* t) {
 // after the section's start, which the search explores too. Each do_exit stores to the task's
 // `exited` word and each section start that matters loads every other task's
 // (tasks_seen_exited), so that the search orders exits against those section starts. That costs
-// steps, so it is done only while g_task_lifetimes is set: in kernel mode's rwsem scenarios,
-// where the tree's rwsem.c reads sem->owner's task (model/kshim/rwsem.h says which sections).
+// steps, so it is done only while g_task_lifetimes is set: in kernel mode, where the tree's
+// rwsem.c reads sem->owner's task (model/kshim/rwsem.h says which sections).
 // The hand model never reaches a task through a pointer it holds no reference on.
 extern bool g_task_lifetimes;
 // The other tasks that have exited, each read from its `exited` word: bit i for task i.
@@ -96,7 +96,8 @@ uint32_t tasks_seen_exited();
 // Whether task t has exited, read from its `exited` word.
 bool task_seen_exited(task_struct* t);
 
-// do_exit (kernel/exit.c), as far as wake-ups care: the task drops its own reference.
+// do_exit (kernel/exit.c), as far as wake-ups and task lifetimes care: the task drops its own
+// reference.
 inline void do_exit() {
   task_struct* t = current_task();
   if (g_task_lifetimes) t->exited.store(1, rl::mo_seq_cst, $);
@@ -135,7 +136,9 @@ inline bool signal_pending_killable(rl::debug_info_param info) {
 // schedule() (kernel/sched/core.c): sleep unless woken since set_current_state. A sleeping task
 // can also come back with no wake-up meant for it (a spurious or stale one): a nondeterministic
 // choice while the task's budget lasts, so every wait loop must recheck its condition.
-inline void schedule_sleep(task_struct* t) {
+inline void schedule() {
+  KERNEL_FRAME();
+  task_struct* t = current_task();
   if (t->killable_sleep && !t->fatal_signal && rl::rand(2) == 1) {  // signal_wake_up
     t->fatal_signal = true;
     model_row(RL_INFO, "a fatal signal (SIGKILL) wakes task %d", t->pid);
@@ -149,10 +152,6 @@ inline void schedule_sleep(task_struct* t) {
   g_cpus.in_schedule[rl::thread_index()] = true;
   t->runnable.wait(false, false, RL_INFO);
   g_cpus.in_schedule[rl::thread_index()] = false;
-}
-inline void schedule() {
-  KERNEL_FRAME();
-  schedule_sleep(current_task());
 }
 
 // wake_up_process() (kernel/sched/core.c): try_to_wake_up() issues a full barrier before it

@@ -679,8 +679,9 @@ TEST(KernelRwsem, RealTreeVerifiesAndARelaxedGrantIsCaughtAtItsLine) {
 
 // A search stopped by its budget has varied only the choices near its leaves: the last fifth
 // of the budget samples runs at random. A reader granted with a plain store (no release) in
-// rwsem_mark_wake: rwsem_trylock_walker's depth-first corner of 40,000 runs never even executes
-// the patched line, the random sample that follows finds the data race.
+// rwsem_mark_wake: rwsem_trylock_walker's unreduced depth-first corner of 50,000 runs never even
+// executes the patched line; the reduced search's 160,000 runs do not fail, and the random
+// sample that follows (40,000 runs) finds the data race.
 TEST(KernelRwsem, ARandomSampleFindsWhatTheDepthFirstCornerMisses) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
   const std::string tree = debian_rwsem_tree("rwsem_sample");
@@ -690,16 +691,16 @@ TEST(KernelRwsem, ARandomSampleFindsWhatTheDepthFirstCornerMisses) {
   BinaryRun corner = run_vmaverify("kernel --quiet --budget 50000 --search full --patch '" + patch + "' rwsem_trylock_walker");
   EXPECT_EQ(corner.status, 3) << corner.out << corner.err;
   EXPECT_NE(corner.out.find("compiled, never executed by any scenario"), std::string::npos) << corner.out;
-  BinaryRun sampled = run_vmaverify("kernel --quiet --budget 50000 --patch '" + patch + "' rwsem_trylock_walker");
+  BinaryRun sampled = run_vmaverify("kernel --quiet --budget 200000 --patch '" + patch + "' rwsem_trylock_walker");
   EXPECT_EQ(sampled.status, 1) << sampled.out << sampled.err;
-  EXPECT_NE(sampled.out.find("FAIL rwsem_trylock_walker [kernel code] (random:10000): counterexample (data race)"),
+  EXPECT_NE(sampled.out.find("FAIL rwsem_trylock_walker [kernel code] (random:40000): counterexample (data race)"),
             std::string::npos)
       << sampled.out;
-  EXPECT_NE(sampled.out.find("iterations of full+reduce before the sample=40000"), std::string::npos) << sampled.out;
+  EXPECT_NE(sampled.out.find("iterations of full+reduce before the sample=160000"), std::string::npos) << sampled.out;
   EXPECT_NE(sampled.out.find("went through the patched lines kernel/locking/rwsem.c:"), std::string::npos) << sampled.out;
-  BinaryRun unpatched = run_vmaverify("kernel --quiet --budget 50000 rwsem_trylock_walker");
+  BinaryRun unpatched = run_vmaverify("kernel --quiet --budget 200000 rwsem_trylock_walker");
   EXPECT_EQ(unpatched.status, 3) << unpatched.out << unpatched.err;
-  EXPECT_NE(unpatched.out.find("then 10000 random runs (random:10000) found no failure"), std::string::npos)
+  EXPECT_NE(unpatched.out.find("then 40000 random runs (random:40000) found no failure"), std::string::npos)
       << unpatched.out;
 }
 

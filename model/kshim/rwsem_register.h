@@ -17,6 +17,14 @@ inline rw_semaphore* kshim_sem(void* storage) { return static_cast<rw_semaphore*
 // the hand-off any more: 6.12 lets any writer take the lock then, and so does the check.
 // Per task: the count before its last own reader bias (a read acquisition by its own update).
 inline long kshim_bias_old[KSHIM_MAX_GRANTED];
+// A lock operation of the calling task begins: nothing granted, no bias of its own yet.
+inline void kshim_lock_op_begins() {
+  const int me = (int)rl::thread_index();
+  if (me >= KSHIM_MAX_GRANTED) return;
+  kshim_granted[me] = false;
+  kshim_bias_old[me] = 0;
+}
+#if defined(RWSEM_FLAG_HANDOFF) && defined(RWSEM_WRITER_LOCKED) && defined(RWSEM_READER_BIAS)
 inline int kshim_first_waiter_task(rw_semaphore* sem) {
   list_head* first = sem->wait_list.ghost_next;
   return first && first != &sem->wait_list ? first->task : -1;
@@ -43,13 +51,6 @@ inline void kshim_count_changed(atomic_long_t* v, long old, long nw, rl::debug_i
   if (!(old & RWSEM_FLAG_HANDOFF) && (nw & RWSEM_FLAG_HANDOFF)) sem->ghost_handoff_for = kshim_first_waiter_task(sem);
   if ((old & RWSEM_FLAG_HANDOFF) && !(nw & RWSEM_FLAG_HANDOFF)) sem->ghost_handoff_for = -1;
 }
-// A lock operation of the calling task begins: nothing granted, no bias of its own yet.
-inline void kshim_lock_op_begins() {
-  const int me = (int)rl::thread_index();
-  if (me >= KSHIM_MAX_GRANTED) return;
-  kshim_granted[me] = false;
-  kshim_bias_old[me] = 0;
-}
 // The calling task took the lock for read: by a waker's grant, or by its own reader bias, which
 // the hand-off must have allowed.
 inline void kshim_read_acquired(rw_semaphore* sem) {
@@ -57,6 +58,12 @@ inline void kshim_read_acquired(rw_semaphore* sem) {
   if (me >= KSHIM_MAX_GRANTED || kshim_granted[me]) return;
   kshim_check_handoff(sem, kshim_bias_old[me], "for read (by its own reader bias)", RL_INFO);
 }
+#else
+// A tree whose rwsem.c has no hand-off bit (the extraction takes RWSEM_FLAG_HANDOFF and the bits
+// beside it when the tree's functions use them): no hand-off to check.
+inline void kshim_count_changed(atomic_long_t*, long, long, rl::debug_info_param) {}
+inline void kshim_read_acquired(rw_semaphore*) {}
+#endif
 
 #pragma push_macro("new")
 #undef new
