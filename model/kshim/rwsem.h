@@ -240,9 +240,10 @@ struct raw_spinlock_t {
   int ghost_owner;
 };
 inline void kshim_section_begins(const char* func);
+inline int kshim_preempt_count() { return g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks]; }
 inline void kshim_spin_lock(raw_spinlock_t* l, const char* func, rl::debug_info_param info) {
   preempt_count_add(1, info);
-  if (g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks] == 1) kshim_section_begins(func);
+  if (kshim_preempt_count() == 1) kshim_section_begins(func);
   announce_blocking_lock();
   l->m->lock(info);
   l->ghost_owner = rl::thread_index();
@@ -399,7 +400,6 @@ inline void kshim_section_begins(const char* func) {
   kshim_section_began_in[t] = func;
   kshim_exited_before[t] = kshim_section_tracked(func) ? tasks_seen_exited() : 0;
 }
-inline int kshim_preempt_count() { return g_cpus.preempt_count[rl::thread_index() % cpu_world::kMaxTasks]; }
 // The caller is about to read `owner`'s task_struct (owner->on_cpu) for `what`.
 inline void kshim_owner_task_alive(::task_struct* owner, const char* what, rl::debug_info_param info) {
   if (!g_task_lifetimes || !owner || owner == current_task()) return;
