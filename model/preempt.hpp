@@ -62,7 +62,7 @@ struct preempt_disabled {
 // place their tasks on CPUs.
 inline bool task_is_rt(int pid) { return g_cpus.active && pid >= 0 && pid < cpu_world::kMaxTasks && g_cpus.rt[pid]; }
 // owner_on_cpu(task) (include/linux/sched.h): the task runs on its CPU now.
-inline bool task_on_cpu(int pid) { return (g_cpus.on_cpu >> pid) & 1u; }
+inline bool task_on_cpu(int pid) { return pid >= 0 && pid < cpu_world::kMaxTasks && ((g_cpus.on_cpu >> pid) & 1u); }
 // need_resched() of a SCHED_FIFO task: a task of higher priority waits for its CPU; with one RT
 // priority, never.
 inline bool rt_task_need_resched() { return false; }

@@ -6,15 +6,17 @@ namespace program {
 namespace {
 
 const char* const kKinds[] = {"load", "store",   "fetch_add", "exchange", "cas",   "fence", "lock", "unlock",
-                              "trylock", "set", "reset", "wait", "read", "write", "rand", "yield"};
+                              "trylock", "set", "reset", "wait", "read", "write", "rand", "yield",
+                              "pdisable", "penable", "oncpu", "spin"};
 const char* const kOrders[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
 
-enum class ObjectClass { none, atomic, var, mutex, event };
+enum class ObjectClass { none, atomic, var, mutex, event, task };
 
 ObjectClass object_class(Kind k) {
   switch (k) {
-    case Kind::load: case Kind::store: case Kind::fetch_add: case Kind::exchange: case Kind::cas:
+    case Kind::load: case Kind::store: case Kind::fetch_add: case Kind::exchange: case Kind::cas: case Kind::spin:
       return ObjectClass::atomic;
+    case Kind::oncpu: return ObjectClass::task;
     case Kind::lock: case Kind::unlock: case Kind::trylock: return ObjectClass::mutex;
     case Kind::set: case Kind::reset: case Kind::wait: return ObjectClass::event;
     case Kind::read: case Kind::write: return ObjectClass::var;
@@ -28,12 +30,13 @@ std::string object_name(ObjectClass c, unsigned i) {
     case ObjectClass::var: return std::string(1, char('a' + i));
     case ObjectClass::mutex: return "m" + std::to_string(i);
     case ObjectClass::event: return "e" + std::to_string(i);
+    case ObjectClass::task: return "T" + std::to_string(i);
     default: return "";
   }
 }
 
 bool object_index(ObjectClass c, const std::string& name, uint8_t* index) {
-  const unsigned count[] = {0, kAtomics, kVars, kMutexes, kEvents};
+  const unsigned count[] = {0, kAtomics, kVars, kMutexes, kEvents, kMaxThreads};
   for (unsigned i = 0; i < count[(int)c]; i++)
     if (object_name(c, i) == name) {
       *index = (uint8_t)i;
@@ -45,7 +48,7 @@ bool object_index(ObjectClass c, const std::string& name, uint8_t* index) {
 bool has_value(Kind k) {
   return k == Kind::store || k == Kind::exchange || k == Kind::cas || k == Kind::write || k == Kind::rand;
 }
-bool has_order(Kind k) { return object_class(k) == ObjectClass::atomic || k == Kind::fence; }
+bool has_order(Kind k) { return (object_class(k) == ObjectClass::atomic && k != Kind::spin) || k == Kind::fence; }
 
 // The orders C++ (and Relacy) allow for the operation.
 bool order_allowed(Kind k, Order o) {
@@ -141,6 +144,23 @@ Op simple(Kind k, unsigned object = 0, unsigned value = 0) {
   return op;
 }
 
+// One generated step of a task on a CPU: a preempt-disabled section, owner_on_cpu of a task
+// or a spin loop. False (nothing generated) for an ordinary step instead.
+bool generate_cpu_step(std::mt19937_64& rng, unsigned threads, std::vector<Op>& code) {
+  std::uniform_int_distribution<unsigned> percent(0, 99);
+  const unsigned r = percent(rng);
+  if (r < 15) {
+    code.push_back(simple(Kind::pdisable));
+    code.push_back(atomic_op(rng));
+    if (percent(rng) < 50) code.push_back(atomic_op(rng));
+    code.push_back(simple(Kind::penable));
+    return true;
+  }
+  if (r < 25) return code.push_back(simple(Kind::oncpu, std::uniform_int_distribution<unsigned>(0, threads - 1)(rng))), true;
+  if (r < 35) return code.push_back(simple(Kind::spin, std::uniform_int_distribution<unsigned>(0, kAtomics - 1)(rng))), true;
+  return false;
+}
+
 // One generated step of a thread: an operation or, with `blocking`, a critical section.
 void generate_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
   std::uniform_int_distribution<unsigned> percent(0, 99), two(0, 1);
@@ -180,7 +200,8 @@ void generate_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
   if (r < 81) return code.push_back(simple(Kind::set, two(rng)));
   if (r < 85) return code.push_back(simple(Kind::reset, two(rng)));
   if (r < 93 && blocking) return code.push_back(simple(Kind::wait, two(rng)));
-  if (r < 97) return code.push_back(simple(Kind::rand, 0, 2 + two(rng)));
+  if (r < 96) return code.push_back(simple(Kind::rand, 0, 2 + two(rng)));
+  if (r < 98) return code.push_back(simple(Kind::spin, std::uniform_int_distribution<unsigned>(0, kAtomics - 1)(rng)));
   if (r < 99 || !blocking) return code.push_back(atomic_op(rng));
   return code.push_back(simple(Kind::yield));
 }
@@ -189,7 +210,7 @@ void generate_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
 
 bool returns_value(Kind k) {
   return k == Kind::load || k == Kind::fetch_add || k == Kind::exchange || k == Kind::cas || k == Kind::trylock ||
-         k == Kind::read || k == Kind::rand;
+         k == Kind::read || k == Kind::rand || k == Kind::oncpu || k == Kind::spin;
 }
 
 unsigned Program::registers(unsigned t) const {
@@ -216,6 +237,11 @@ std::string Program::text() const {
       s << "event e" << e << (manual_reset[e] ? " manual " : " auto ") << initially_set[e] << "\n";
   if (finals) s << "finals\n";
   if (symmetric) s << "twins\n";
+  if (has_cpus()) {
+    s << "cpus";
+    for (unsigned t = 0; t < threads; t++) s << " " << cpu_of[t] << (rt[t] ? "r" : "");
+    s << "\n";
+  }
   for (unsigned t = 0; t < threads; t++) {
     s << "T" << t << ":";
     for (size_t i = 0; i < code[t].size(); i++) s << (i ? "; " : " ") << op_text(code[t][i]);
@@ -243,7 +269,7 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
   std::istringstream in(text);
   std::string line;
   int n = 0;
-  unsigned threads = 0;
+  unsigned threads = 0, cpus_given = 0;
   const auto fail = [&](const std::string& why) {
     *error = "line " + std::to_string(n) + ": " + why;
     return false;
@@ -256,6 +282,16 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
       p->finals = true;
     } else if (line == "twins") {
       p->symmetric = true;
+    } else if (line.rfind("cpus ", 0) == 0) {
+      std::istringstream w(line.substr(5));
+      unsigned t = 0;
+      for (std::string c; w >> c; t++) {
+        if (t == kMaxThreads || c.empty() || c[0] < '0' || c[0] > '1' || c.size() > 2 || (c.size() == 2 && c[1] != 'r'))
+          return fail("'cpus' wants a CPU (0 or 1, r for SCHED_FIFO) for each thread");
+        p->cpu_of[t] = c[0] - '0';
+        p->rt[t] = c.size() == 2;
+      }
+      cpus_given = t;
     } else if (line.rfind("event ", 0) == 0) {
       std::istringstream w(line.substr(6));
       std::string name, mode;
@@ -292,28 +328,36 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
       }
       threads++;
     } else {
-      return fail("'" + line + "': a thread (T" + std::to_string(threads) + ": ...), event, finals, twins or expect: line expected");
+      return fail("'" + line + "': a thread (T" + std::to_string(threads) + ": ...), event, finals, twins, cpus or expect: line expected");
     }
   }
   if (threads < 2) return fail("two threads or more expected");
   p->threads = threads;
+  if (cpus_given && cpus_given != threads) return fail("'cpus' gives " + std::to_string(cpus_given) + " CPUs for " + std::to_string(threads) + " threads");
+  if (cpus_given && p->symmetric) return fail("tasks on CPUs have no twins");
   if (p->register_count() > kMaxRegisters) return fail("more than " + std::to_string(kMaxRegisters) + " registers");
   if (p->symmetric && !(p->code[0] == p->code[1])) return fail("twins: T1 must run T0's code");
   return true;
 }
 
-Program generate(std::mt19937_64& rng, bool blocking) {
+Program generate(std::mt19937_64& rng, bool blocking, bool cpus) {
   Program p;
   const unsigned r = std::uniform_int_distribution<unsigned>(0, 99)(rng);
   p.threads = r < 50 ? 2 : r < 85 ? 3 : 4;
   const unsigned max_steps = p.threads == 2 ? 4 : p.threads == 3 ? 3 : 2;
   std::uniform_int_distribution<unsigned> percent(0, 99);
+  if (cpus) {  // two CPUs, each thread on either, a third of them SCHED_FIFO
+    for (unsigned t = 0; t < p.threads; t++) {
+      p.cpu_of[t] = (int)(percent(rng) % 2);
+      p.rt[t] = percent(rng) < 33;
+    }
+  }
   for (unsigned e = 0; e < kEvents; e++) {
     p.manual_reset[e] = percent(rng) < 25;
     p.initially_set[e] = percent(rng) < 20;
   }
   p.finals = percent(rng) < 50;
-  p.symmetric = p.threads <= 3 && percent(rng) < 30;
+  p.symmetric = !cpus && p.threads <= 3 && percent(rng) < 30;
   for (unsigned t = 0; t < p.threads; t++) {
     if (t == 1 && p.symmetric) {
       p.code[1] = p.code[0];
@@ -322,7 +366,7 @@ Program generate(std::mt19937_64& rng, bool blocking) {
     const unsigned steps = std::uniform_int_distribution<unsigned>(1, max_steps)(rng);
     for (unsigned s = 0; s < steps; s++) {
       std::vector<Op> step;
-      generate_step(rng, blocking, step);
+      if (!cpus || !generate_cpu_step(rng, p.threads, step)) generate_step(rng, blocking, step);
       Program with = p;
       with.code[t].insert(with.code[t].end(), step.begin(), step.end());
       if (p.symmetric && t == 0) with.code[1] = with.code[0];
@@ -355,12 +399,24 @@ bool without_op(const Program& p, unsigned index, Program* out) {
           c.erase(c.begin() + (long)i);
           break;
         }
-    if (removed.kind == Kind::unlock) return false;  // kept with its lock
+    if (removed.kind == Kind::pdisable)  // its preempt_enable goes too
+      for (size_t i = index; i < c.size(); i++)
+        if (c[i].kind == Kind::penable) {
+          c.erase(c.begin() + (long)i);
+          break;
+        }
+    if (removed.kind == Kind::unlock || removed.kind == Kind::penable) return false;  // kept with its lock
     if (p.symmetric && t <= 1) out->code[1 - t] = c;
     if (c.empty()) {  // a thread with nothing left goes, the later ones move up
       if (p.threads == 2) return false;
-      for (unsigned u = t; u + 1 < p.threads; u++) out->code[u] = out->code[u + 1];
+      for (unsigned u = t; u + 1 < p.threads; u++) {
+        out->code[u] = out->code[u + 1];
+        out->cpu_of[u] = out->cpu_of[u + 1];
+        out->rt[u] = out->rt[u + 1];
+      }
       out->code[p.threads - 1].clear();
+      out->cpu_of[p.threads - 1] = -1;
+      out->rt[p.threads - 1] = false;
       out->threads--;
       if (p.symmetric && t <= 1) return false;
     }

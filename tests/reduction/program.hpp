@@ -10,13 +10,19 @@
 //   T0: store x 1 relaxed; r = load y acquire
 //   T1: lock m0; write a 1; unlock m0
 //   expect: T0=0 T1= | T0=1 T1=    (litmus files: the exact set of outcomes)
+//   cpus 0 1r 0                    (tasks on CPUs, model/preempt.hpp: each thread's CPU, r for
+//                                   SCHED_FIFO; without the line no thread has a CPU)
 //
 // Objects: atomics x y z, variables a b (rl::var: an unordered pair of accesses is a data
 // race), mutexes m0 m1, events e0 e1. Operations (each returning value goes to the thread's
 // next register): load X MO, store X V MO, fetch_add X MO, exchange X V MO,
 // cas X EXPECTED MO FAILURE_MO (register: 8 if it succeeded, plus the value it read),
 // fence MO, lock M, unlock M, trylock M (register: 1 if taken), set E, reset E, wait E,
-// read A, write A V, rand N (register: a value in [0, N)), yield.
+// read A, write A V, rand N (register: a value in [0, N)), yield; and for tasks on CPUs:
+// pdisable, penable (preempt_disable / preempt_enable), oncpu T (register: 1 if task T runs on
+// its CPU, owner_on_cpu), spin X (up to 3 turns while X reads 0, each a spin loop's turn and a
+// yield; register: the turns taken). A wait of a task on a CPU sleeps in schedule(): it gives
+// the CPU up.
 #pragma once
 #include <cstdint>
 #include <random>
@@ -26,14 +32,15 @@
 namespace program {
 
 enum class Kind : uint8_t {
-  load, store, fetch_add, exchange, cas, fence, lock, unlock, trylock, set, reset, wait, read, write, rand, yield
+  load, store, fetch_add, exchange, cas, fence, lock, unlock, trylock, set, reset, wait, read, write, rand, yield,
+  pdisable, penable, oncpu, spin
 };
 // As rl::memory_order's values, by name.
 enum class Order : uint8_t { relaxed, consume, acquire, release, acq_rel, seq_cst };
 
 struct Op {
   Kind kind;
-  uint8_t object = 0;  // x y z / a b / m0 m1 / e0 e1, by index
+  uint8_t object = 0;  // x y z / a b / m0 m1 / e0 e1 / T0..T3, by index
   uint8_t value = 0;   // stored, exchanged, expected, written; rand's limit
   Order order = Order::seq_cst, failure = Order::relaxed;
   bool operator==(const Op& o) const {
@@ -52,6 +59,9 @@ struct Program {
   bool initially_set[kEvents] = {false, false};
   bool finals = false;     // the outcome includes the atomics' final values
   bool symmetric = false;  // thread 1 runs thread 0's code (twins)
+  int cpu_of[kMaxThreads] = {-1, -1, -1, -1};  // each thread's CPU; -1 for none
+  bool rt[kMaxThreads] = {false, false, false, false};  // SCHED_FIFO
+  bool has_cpus() const { return cpu_of[0] >= 0; }  // the "cpus" line gives every thread one
 
   unsigned registers(unsigned t) const;
   unsigned register_count() const;
@@ -71,8 +81,10 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
 // A random program (tests/reduction/README.md, "Testing the tester"): 2 to 4 threads.
 // With `blocking`, mutexes held around the variables' accesses (no data race) and events that
 // may never be set (a deadlock); without, unprotected variables (a data race) and no operation
-// that blocks. Either way a search can fail in one way only, so its kind can be compared.
-Program generate(std::mt19937_64& rng, bool blocking);
+// that blocks. Either way a search can fail in one way only, so its kind can be compared. With
+// `cpus`, its tasks are on two CPUs, some SCHED_FIFO, with preempt-disabled sections,
+// owner_on_cpu and spin loops: it may then also fail as a livelock (an assertion).
+Program generate(std::mt19937_64& rng, bool blocking, bool cpus = false);
 
 // The same program with operation `index` (counted over all threads) removed; its lock's
 // matching unlock goes with a removed lock.

@@ -1,6 +1,7 @@
 #include "tests/reduction/program_search.hpp"
 
 #include <ostream>
+#include "model/preempt.hpp"
 #include "verify/search/explore.hpp"
 // Relacy defines new and delete as macros (its heap during iterations); the std::set below
 // is filled outside iterations only.
@@ -86,11 +87,27 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
           break;
         case Kind::set: events[op.object].set(RL_INFO); break;
         case Kind::reset: events[op.object].reset(RL_INFO); break;
-        case Kind::wait: events[op.object].wait(false, false, RL_INFO); break;
+        case Kind::wait:  // a task on a CPU sleeps in schedule(): it gives the CPU up (model/sched.hpp)
+          if (g_program->has_cpus()) g_cpus.in_schedule[t] = true;
+          events[op.object].wait(false, false, RL_INFO);
+          g_cpus.in_schedule[t] = false;
+          break;
         case Kind::read: r[n++] = vars[op.object]($); break;
         case Kind::write: vars[op.object]($) = op.value; break;
         case Kind::rand: r[n++] = (int)rl::rand(op.value); break;
         case Kind::yield: rl::yield(1, $); break;
+        case Kind::pdisable: preempt_count_add(1, $); break;
+        case Kind::penable: preempt_count_add(-1, $); break;
+        case Kind::oncpu: r[n++] = task_on_cpu(op.object); break;
+        case Kind::spin: {
+          int turns = 0;
+          for (; turns < 3 && !a.load(rl::mo_acquire, $); turns++) {
+            cpu_spin_turn("the program's spin", $);
+            rl::yield(1, $);
+          }
+          r[n++] = turns;
+          break;
+        }
       }
     }
     for (unsigned m = 0; m < kMutexes; m++)
@@ -156,6 +173,11 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_twin_misuse = false;
   exploration::g_nondeterminism[0] = 0;
   exploration::g_twin_of[1] = o.twins ? 0 : -1;
+  g_cpus.active = p.has_cpus();
+  for (unsigned t = 0; t < kMaxThreads; t++) {
+    g_cpus.cpu_of[t] = p.cpu_of[t];
+    g_cpus.rt[t] = p.rt[t];
+  }
   rl::test_result_e r;
   switch (p.threads) {
     case 2: r = run<2>(params); break;
@@ -166,6 +188,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_history_reader = nullptr;
   exploration::g_shard = {0, 1, 1};
   exploration::g_twin_of[1] = -1;
+  g_cpus.active = false;
   SearchResult res;
   res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
   res.iterations = g_iterations - exploration::g_foreign_iterations;

@@ -6,8 +6,9 @@
 // files' text form, with the seed that generated it.
 //
 // VMAVERIFY_RANDOM_PROGRAMS=N compares N programs (default 10,000; those whose plain search
-// does not end within its budget are skipped and replaced); VMAVERIFY_RANDOM_SEED=S starts
-// from another seed.
+// does not end within its budget are skipped and replaced), VMAVERIFY_RANDOM_CPU_PROGRAMS=N
+// as many programs with tasks on CPUs (default 4,000); VMAVERIFY_RANDOM_SEED=S starts from
+// another seed.
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <cstdlib>
@@ -114,15 +115,13 @@ Program shrink(Program p, unsigned shards) {
   return p;
 }
 
-}  // namespace
-
-TEST(RandomPrograms, ReducedShardedAndTwinSearchesReachWhatPlainSearchReaches) {
-  const uint64_t count = env_or("VMAVERIFY_RANDOM_PROGRAMS", 10000), seed = env_or("VMAVERIFY_RANDOM_SEED", 20261205);
+// Compares `count` generated programs from `seed` on (with `cpus`, programs whose tasks are on CPUs).
+void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
   Tally tally;
   int reported = 0;
   for (uint64_t i = 0; tally.compared < count && i < 2 * count && reported < 3; i++) {
     std::mt19937_64 rng(seed + i);
-    const Program p = program::generate(rng, i % 2 == 0);
+    const Program p = program::generate(rng, i % 2 == 0, cpus);
     const unsigned shards = 2 + (unsigned)(rng() % 4);
     bool skip = false;
     const std::string d = check(p, shards, &tally, &skip);
@@ -145,4 +144,16 @@ TEST(RandomPrograms, ReducedShardedAndTwinSearchesReachWhatPlainSearchReaches) {
   if (reported == 0) {
     EXPECT_EQ(tally.compared, count) << "too many programs skipped";
   }
+}
+
+}  // namespace
+
+TEST(RandomPrograms, ReducedShardedAndTwinSearchesReachWhatPlainSearchReaches) {
+  compare_programs(env_or("VMAVERIFY_RANDOM_PROGRAMS", 10000), env_or("VMAVERIFY_RANDOM_SEED", 20261205), false);
+}
+
+// Tasks on two CPUs (model/preempt.hpp): the reduction orders steps through their CPUs' states
+// (verify/search/shard_scheduler.hpp, add_cpu_states), which plain search never needs.
+TEST(RandomPrograms, TasksOnCpusReachWhatPlainSearchReaches) {
+  compare_programs(env_or("VMAVERIFY_RANDOM_CPU_PROGRAMS", 4000), env_or("VMAVERIFY_RANDOM_SEED", 20261205), true);
 }

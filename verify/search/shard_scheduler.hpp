@@ -114,6 +114,7 @@ class shard_scheduler
     step_.clear();
     in_step_ = false;
     sleep_blocked_ = false;
+    setup_thread_saw_yield_ = false;
     blocked_at_ = SIZE_MAX;
     carried_.clear();
     follow_.clear();
@@ -124,6 +125,7 @@ class shard_scheduler
     cpu_reset();
     unsigned const index = rand_impl(this->running_threads_count, rl::sched_type_sched);
     const rl::thread_id_t th = this->running_threads[index];
+    setup_thread_ = th;
     if (g_reduce) begin_step(th);
     started(th);
     cpu_switched(th, th, 0);
@@ -138,6 +140,7 @@ class shard_scheduler
       end_step();
       add_backtracks();
       g_blocked_iterations += sleep_blocked_;
+      if (setup_thread_saw_yield_) setup_matters();
     }
     const ShardRange leaf = this->stree_.empty() ? root()
                                                  : child_range(node_.back().range, this->stree_.back().count_,
@@ -244,6 +247,8 @@ class shard_scheduler
   // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
   rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
     if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
+    // Relacy's yield rule (context::schedule, thread_info::get_load_index) holds for parks too.
+    if (yield && this->thread_->index_ == setup_thread_) setup_thread_saw_yield_ = true;
     // A park is a yield to Relacy (context::park_current_thread): the parked thread may not run
     // again until every other thread has passed a scheduling point. The kernel has no such rule
     // (a woken task may run at once, before the others move), so a park does not yield here.
@@ -304,6 +309,7 @@ class shard_scheduler
     bool decision = false;   // a thread choice where the reduction applies
     bool single = false;     // below a state where every thread was asleep: no alternatives
     bool full = false;       // decision: explore every thread that is not asleep
+    bool apart = false;      // decision: no choice explored here puts its thread to sleep (setup_matters)
     Threads backtrack = 0;   // decision: the threads to explore here (source set)
     Threads explored = 0;    // decision: the threads explored here so far
     rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
@@ -361,6 +367,8 @@ class shard_scheduler
   size_t follow_pos_ = 0;
   long guide_node_ = -1;    // the node whose next choice's guide the next iteration follows
   bool sleep_blocked_ = false, no_reduction_ = true;
+  rl::thread_id_t setup_thread_ = 0;     // the thread chosen first, which ran the set-up
+  bool setup_thread_saw_yield_ = false;  // it has yielded or parked in this iteration
   size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
 
   static ShardRange root() { return {0, g_shard.slices}; }
@@ -545,6 +553,7 @@ class shard_scheduler
     if (s.chosen == Chosen::decision) {
       Node& n = node_[s.node];
       if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
+      n.done.back().touched.global = n.done.back().touched.global || n.apart;
       carried_ = n.sleep;
       for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
     } else if (s.chosen == Chosen::forced && !sleep_blocked_ && entries_have(carried_, th)) {
@@ -788,6 +797,21 @@ class shard_scheduler
       else g.push_back((uint8_t)t);
     }
     n.guides.push_back(std::move(g));
+  }
+
+  // The thread chosen first runs the scenario's set-up (before()): Relacy counts the initial
+  // values as seen by it, and after a yield or a park a thread reads no value older than one it
+  // had seen before (thread_info::get_load_index, last_yield_). So the set-up thread, once it
+  // has yielded or parked, cannot read an initial value another thread has since overwritten,
+  // where any other thread can: which thread is chosen first changes what loads may read, though
+  // no thread's first step touches shared state (Relacy schedules before each operation). Plain
+  // search chooses every thread first. Here, once a run shows the set-up thread yielding or
+  // parking, every thread is chosen first, and none asleep there: each first thread's subtree
+  // is its own search, as plain search's are.
+  void setup_matters() {
+    if (node_.empty() || !node_[0].decision || node_[0].apart) return;
+    node_[0].full = node_[0].apart = true;
+    for (Entry& e : node_[0].done) e.touched.global = true;
   }
 
   // The exploration below a node chosen from its backtrack set follows that thread's guide.
