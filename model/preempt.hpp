@@ -34,6 +34,9 @@ struct cpu_world {
   uint32_t on_cpu = 0;          // published by the scheduler: tasks running on their CPU
   uint32_t preempted = 0;       // runnable tasks kept off their CPU
   int lone_spins[kMaxTasks];    // consecutive spin turns with no other task able to run
+  // The tasks whose owner_on_cpu the running step read (bit t for task t), for the reduction
+  // (verify/search/shard_scheduler.hpp), which takes and clears it as the step ends.
+  uint32_t on_cpu_read = 0;
 
   void iteration_begin() {
     for (int i = 0; i < kMaxTasks; i++) {
@@ -42,7 +45,7 @@ struct cpu_world {
       curr[i] = -1;
       lone_spins[i] = 0;
     }
-    on_cpu = preempted = 0;
+    on_cpu = preempted = on_cpu_read = 0;
   }
   // Whether tasks a and b share a CPU.
   bool same_cpu(int a, int b) const { return cpu_of[a] == cpu_of[b]; }
@@ -62,7 +65,11 @@ struct preempt_disabled {
 // place their tasks on CPUs.
 inline bool task_is_rt(int pid) { return g_cpus.active && pid >= 0 && pid < cpu_world::kMaxTasks && g_cpus.rt[pid]; }
 // owner_on_cpu(task) (include/linux/sched.h): the task runs on its CPU now.
-inline bool task_on_cpu(int pid) { return pid >= 0 && pid < cpu_world::kMaxTasks && ((g_cpus.on_cpu >> pid) & 1u); }
+inline bool task_on_cpu(int pid) {
+  if (pid < 0 || pid >= cpu_world::kMaxTasks) return false;
+  g_cpus.on_cpu_read |= 1u << pid;
+  return (g_cpus.on_cpu >> pid) & 1u;
+}
 // need_resched() of a SCHED_FIFO task: a task of higher priority waits for its CPU; with one RT
 // priority, never.
 inline bool rt_task_need_resched() { return false; }

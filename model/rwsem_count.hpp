@@ -489,9 +489,13 @@ struct rwsem_count_model final : rw_semaphore {
     do {
       bool has_handoff = c & RWSEM_FLAG_HANDOFF;
       if (has_handoff) {
+        if (mutant(Mutant::handoff_set_by_any_waiter)) {  // v5.19: only the first waiter goes on
+          if (waiter != first) return false;
+          waiter->handoff_set.store(true, rl::mo_relaxed, $);  // it inherits the bit
+        }
         // Honour the handoff only when the first waiter set it.
-        if (first->handoff_set.load(rl::mo_relaxed, $) && waiter != first &&
-            !mutant(Mutant::try_write_lock_ignores_first_handoff))
+        else if (first->handoff_set.load(rl::mo_relaxed, $) && waiter != first &&
+                 !mutant(Mutant::try_write_lock_ignores_first_handoff))
           return false;
       }
       nw = c;
@@ -507,7 +511,8 @@ struct rwsem_count_model final : rw_semaphore {
     } while (!count.compare_exchange_strong(c, nw, rl::memory_order_acquire, rl::memory_order_relaxed));
 
     if (nw & RWSEM_FLAG_HANDOFF) {
-      first->handoff_set.store(true, rl::mo_relaxed, $);
+      // v5.19 marked the waiter that set the bit, first or not (the mutant).
+      (mutant(Mutant::handoff_set_by_any_waiter) ? waiter : first)->handoff_set.store(true, rl::mo_relaxed, $);
       wait_list_row($);
       ghost_handoff_requester = waiter_owner(first);  // the lock is handed to the first waiter
       return false;

@@ -162,7 +162,8 @@ bool generate_cpu_step(std::mt19937_64& rng, unsigned threads, std::vector<Op>& 
 }
 
 // One generated step of a thread: an operation or, with `blocking`, a critical section.
-void generate_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
+// With `cpus` no unprotected variable: a program that can livelock must not also race.
+void generate_step(std::mt19937_64& rng, bool blocking, bool cpus, std::vector<Op>& code) {
   std::uniform_int_distribution<unsigned> percent(0, 99), two(0, 1);
   const unsigned r = percent(rng);
   if (r < 45) return code.push_back(atomic_op(rng));
@@ -172,6 +173,7 @@ void generate_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
     return code.push_back(f);
   }
   if (r < 68) {
+    if (!blocking && cpus) return code.push_back(atomic_op(rng));
     if (!blocking) {  // an unprotected variable: racy
       const unsigned v = two(rng);
       return code.push_back(two(rng) ? simple(Kind::write, v, 1 + two(rng)) : simple(Kind::read, v));
@@ -366,7 +368,7 @@ Program generate(std::mt19937_64& rng, bool blocking, bool cpus) {
     const unsigned steps = std::uniform_int_distribution<unsigned>(1, max_steps)(rng);
     for (unsigned s = 0; s < steps; s++) {
       std::vector<Op> step;
-      if (!cpus || !generate_cpu_step(rng, p.threads, step)) generate_step(rng, blocking, step);
+      if (!cpus || !generate_cpu_step(rng, p.threads, step)) generate_step(rng, blocking, cpus, step);
       Program with = p;
       with.code[t].insert(with.code[t].end(), step.begin(), step.end());
       if (p.symmetric && t == 0) with.code[1] = with.code[0];

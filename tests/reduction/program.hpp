@@ -83,7 +83,9 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
 // may never be set (a deadlock); without, unprotected variables (a data race) and no operation
 // that blocks. Either way a search can fail in one way only, so its kind can be compared. With
 // `cpus`, its tasks are on two CPUs, some SCHED_FIFO, with preempt-disabled sections,
-// owner_on_cpu and spin loops: it may then also fail as a livelock (an assertion).
+// owner_on_cpu and spin loops, and no unprotected variable: it fails by getting stuck (a
+// deadlock, or a livelock's assertion: an RT task blocked on a mutex that a task it keeps off
+// its CPU holds is the one or the other, by the order the search meets it) or not at all.
 Program generate(std::mt19937_64& rng, bool blocking, bool cpus = false);
 
 // The same program with operation `index` (counted over all threads) removed; its lock's

@@ -171,6 +171,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_reduce = o.reduce;
   exploration::g_history_reader = o.reduce ? &reader : nullptr;
   exploration::g_twin_misuse = false;
+  exploration::g_twin_yield = false;
   exploration::g_nondeterminism[0] = 0;
   exploration::g_twin_of[1] = o.twins ? 0 : -1;
   g_cpus.active = p.has_cpus();
@@ -189,6 +190,15 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_shard = {0, 1, 1};
   exploration::g_twin_of[1] = -1;
   g_cpus.active = false;
+  // As explore() does: a pass with twins is void once a task yielded; searched again without.
+  const bool twin_yield = exploration::g_twin_yield;
+  exploration::g_twin_yield = false;
+  if (twin_yield && (r == rl::test_result_success || r == rl::test_result_until_condition_hit) &&
+      !exploration::g_twin_misuse && !exploration::g_nondeterminism[0]) {
+    SearchOptions without = o;
+    without.twins = false;
+    return search(p, without);
+  }
   SearchResult res;
   res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
   res.iterations = g_iterations - exploration::g_foreign_iterations;

@@ -86,7 +86,7 @@ BUGS = {
                                 "the races of the step at the backtrack point are taken as already analysed"),
     "shard_range_off_by_one": (S, "(s + n - lo % n) % n < hi - lo;", "(s + n - lo % n) % n < hi - lo - 1;",
                                "the last slice of a subtree narrower than the shards is no shard's"),
-    "enablers_forgotten": (S, "if (now < block_count_[i]) pending_.push_back({i, last});", "",
+    "enablers_forgotten": (S, "if (now < before) pending_.push_back({i, last});", "",
                            "a wake-up does not order the waker's step before the woken thread's"),
     "nondeterminism_unchecked": (S, "if (n.type_ != t || n.count_ != limit || nd.decision != decision) {", "if (false) {",
                                  "a run that does not repeat its recorded choices goes on with the recorded index"),
@@ -116,6 +116,34 @@ BUGS = {
                         "spin turns are counted across switches (a false livelock)"),
     "preempt_enable_no_point": ("model/preempt.cpp", "    rl::ctx().sched();\n", "",
                                 "preempt_enable() to 0 is no preemption point"),
+    # The thread chosen first, which runs the set-up (shard_scheduler.hpp, setup_matters).
+    "setup_thread_ignored": (S, "if (setup_read_stale_) setup_matters();", "",
+                             "the reduction chooses one thread first although which one changes what loads read"),
+    "setup_children_sleep": (S, "n.done.back().touched.global = n.done.back().touched.global || n.apart;", "",
+                             "first threads chosen for the set-up put each other to sleep"),
+    # Twins and yields (g_twin_yield).
+    "twin_yield_ignored": (S, "if (yield && twins_) g_twin_yield = true;", "",
+                           "a search with twins in which a task yields keeps its twins"),
+    # Where the tree splits into shards.
+    "split_choices_sleep": (S, "if (g_shard.count == 1 || n.range.hi - n.range.lo == 1)", "if (true)",
+                            "a choice explored above the shard split puts its thread to sleep for its siblings"),
+    # Tasks on CPUs under the reduction (add_cpu_footprint).
+    "cpu_take_no_lock": (S, "        lock_cpu(c);\n        locked |= 1u << c;", "        locked |= 1u << c;",
+                         "taking a CPU is no lock of the CPU"),
+    "cpu_hold_reads_nothing": (S, "        step_.add(kCpuCurr + (uintptr_t)c, false);\n", "",
+                               "a preemptible holder's step does not read who holds its CPU"),
+    "cpu_hold_release_missing": (S, "if (was && !is) step_.add_release(kCpuExclusive + (uintptr_t)d, true);", "",
+                                 "the end of an exclusive hold of a CPU releases nothing"),
+    "cpu_lock_race_hidden": (S, "(cpu || lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
+                             "(lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
+                             "a take of a CPU races with the hold before it only when nothing else orders them"),
+    "ungating_enables": (S, "const unsigned now = real_block_count(i), before = block_count_[i] - ((cpu_gated_at_begin_ >> i) & 1);",
+                         "const unsigned now = this->threads_[i].block_count_, before = block_count_[i];",
+                         "being let back on a CPU orders the task after the step that let it (an enabling)"),
+    "wake_reads_no_cpu": (S, "real_block_count(t) < before) step_.add(kCpuCurr + (uintptr_t)d, false);",
+                          "real_block_count(t) < before) {}", "waking a task does not read its CPU's holder"),
+    "on_cpu_read_unrecorded": ("model/preempt.hpp", "  g_cpus.on_cpu_read |= 1u << pid;\n", "",
+                               "owner_on_cpu reads nothing the reduction sees"),
 }
 
 
@@ -126,7 +154,7 @@ def build(tree, out):
 
 
 def run(binary, programs, timeout):
-    env = dict(os.environ, VMAVERIFY_RANDOM_PROGRAMS=str(programs))
+    env = dict(os.environ, VMAVERIFY_RANDOM_PROGRAMS=str(programs), VMAVERIFY_RANDOM_CPU_PROGRAMS=str(programs))
     try:
         p = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:

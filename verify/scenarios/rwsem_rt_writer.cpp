@@ -37,4 +37,4 @@ struct rwsem_rt_writer : scenario_base<rwsem_rt_writer, 2> {
 
 VMAVERIFY_SCENARIO(rwsem_rt_writer, "rwsem_rt_writer",
                    "faithful rw_semaphore with preemption: a SCHED_FIFO writer and a normal writer on one CPU",
-                   "full");
+                   "full+reduce");

@@ -39,4 +39,4 @@ struct rwsem_rt_writer_reader : scenario_base<rwsem_rt_writer_reader, 2> {
 };
 
 VMAVERIFY_SCENARIO(rwsem_rt_writer_reader, "rwsem_rt_writer_reader",
-                   "faithful rw_semaphore with preemption: a normal reader and a SCHED_FIFO writer on one CPU", "full");
+                   "faithful rw_semaphore with preemption: a normal reader and a SCHED_FIFO writer on one CPU", "full+reduce");

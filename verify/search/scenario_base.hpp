@@ -27,7 +27,7 @@ struct scenario_base : trace_names_scope, rl::test_suite<Derived, N> {
   static constexpr int twin_of(rl::thread_id_t) { return -1; }
   // CPUs and priorities (model/preempt.hpp): thread i's CPU, or -1 when the scenario does not
   // place its tasks on CPUs (then no task keeps another from running, and tasks are
-  // SCHED_NORMAL); whether it is SCHED_FIFO. Such a scenario is searched in full, unreduced.
+  // SCHED_NORMAL); whether it is SCHED_FIFO. Such a scenario is searched in full only.
   static constexpr int cpu_of(rl::thread_id_t) { return -1; }
   static constexpr bool rt_task(rl::thread_id_t) { return false; }
 

@@ -14,6 +14,7 @@ static std::array<int, 32> no_twins() {
 std::array<int, 32> g_twin_of = no_twins();
 bool g_symmetry = true;
 bool g_twin_misuse = false;
+bool g_twin_yield = false;
 char g_nondeterminism[160];
 uint64_t g_foreign_iterations = 0;
 bool g_reduce = false;

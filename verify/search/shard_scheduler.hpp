@@ -27,6 +27,12 @@ extern std::array<int, 32> g_twin_of;
 extern bool g_symmetry;
 // A task with a twin blocked or ended before its second step: the scenario's twin_of is wrong.
 extern bool g_twin_misuse;
+// A task yielded in a search with twins. Relacy's yield priorities hold the yielding task back
+// until each other task has moved, and release it when one of them blocks (on_thread_block):
+// a twin's wait is such a block, so the runs the wait leaves are not mirror images of those it
+// removes (tests/reduction/README.md, "Symmetry"). The search ends at once; explore() runs it
+// again without twins.
+extern bool g_twin_yield;
 // Set when a run did not repeat the choices recorded for its prefix: what differed (empty if
 // nothing did). explore() reports it as an error; the search no longer covers every run.
 extern char g_nondeterminism[160];
@@ -114,12 +120,16 @@ class shard_scheduler
     step_.clear();
     in_step_ = false;
     sleep_blocked_ = false;
-    setup_thread_saw_yield_ = false;
+    setup_thread_saw_yield_ = setup_read_stale_ = false;
+    writes_.clear();
+    rewritten_.clear();
+    twins_ = false;
+    for (rl::thread_id_t t = 0; t < thread_count; t++) twins_ = twins_ || g_twin_of[t] >= 0;
     blocked_at_ = SIZE_MAX;
     carried_.clear();
     follow_.clear();
     follow_pos_ = 0;
-    no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0 || g_cpus.active;
+    no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
     choice_depth_ = -1;
     gate_reset();
     cpu_reset();
@@ -140,12 +150,13 @@ class shard_scheduler
       end_step();
       add_backtracks();
       g_blocked_iterations += sleep_blocked_;
-      if (setup_thread_saw_yield_) setup_matters();
+      if (setup_read_stale_) setup_matters();
     }
     const ShardRange leaf = this->stree_.empty() ? root()
                                                  : child_range(node_.back().range, this->stree_.back().count_,
                                                                this->stree_.back().index_);
     if (leaf.lo % g_shard.count != g_shard.index) g_foreign_iterations++;
+    if (g_twin_yield) return true;  // the search with twins is void (g_twin_yield)
     for (size_t i = this->stree_.size(); i != 0; --i) {
       auto& n = this->stree_[i - 1];
       const Node& nd = node_[i - 1];
@@ -253,6 +264,7 @@ class shard_scheduler
     // again until every other thread has passed a scheduling point. The kernel has no such rule
     // (a woken task may run at once, before the others move), so a park does not yield here.
     if (yield && this->thread_->state_ == rl::thread_state_blocked) yield = 0;
+    if (yield && twins_) g_twin_yield = true;
     if (g_reduce) {
       if (yield || no_reduction_) step_.global = true;
       end_step();
@@ -367,8 +379,12 @@ class shard_scheduler
   size_t follow_pos_ = 0;
   long guide_node_ = -1;    // the node whose next choice's guide the next iteration follows
   bool sleep_blocked_ = false, no_reduction_ = true;
+  bool twins_ = false;                   // some thread has a twin (g_twin_of)
   rl::thread_id_t setup_thread_ = 0;     // the thread chosen first, which ran the set-up
   bool setup_thread_saw_yield_ = false;  // it has yielded or parked in this iteration
+  bool setup_read_stale_ = false;        // then loaded what it may read only because it ran the set-up
+  typename rl::vector<std::pair<uintptr_t, rl::thread_id_t>>::type writes_;  // per object: its first writer
+  typename rl::vector<uintptr_t>::type rewritten_;  // objects written more than once
   size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
 
   static ShardRange root() { return {0, g_shard.slices}; }
@@ -408,6 +424,72 @@ class shard_scheduler
   // every task that may not take its CPU from the task holding it is blocked (as a twin's wait
   // is), and unblocked once it may; the task chosen takes its CPU.
   Threads cpu_gated_ = 0;
+  Threads cpu_gated_at_begin_ = 0;  // at the start of the current step
+  // A thread's block count without the CPU gate's block.
+  unsigned real_block_count(rl::thread_id_t t) const { return this->threads_[t].block_count_ - ((cpu_gated_ >> t) & 1); }
+  // The CPUs' state the steps read and write (add_cpu_footprint): which task holds each CPU, the
+  // CPUs whose holder keeps the others off (preempt_count above 0, or SCHED_FIFO, and not
+  // asleep), and the tasks that run on their CPU (what owner_on_cpu reads).
+  struct CpuState {
+    int curr[32];
+    uint32_t exclusive;
+    Threads on;
+  };
+  CpuState cpu_before_;  // at the start of the current step, before its task took its CPU
+  CpuState cpu_state() const {
+    CpuState st;
+    st.exclusive = st.on = 0;
+    for (int c = 0; c < 32; c++) {
+      const int cur = c < cpu_world::kMaxTasks ? g_cpus.curr[c] : -1;
+      st.curr[c] = cur;
+      if (cur >= 0 && !cpu_released((rl::thread_id_t)cur) && (g_cpus.preempt_count[cur] > 0 || g_cpus.rt[cur]))
+        st.exclusive |= 1u << c;
+    }
+    for (rl::thread_id_t t = 0; t < thread_count; t++) {
+      if (cpu_released(t)) continue;
+      const int c = g_cpus.cpu_of[t];
+      if (c < 0 || st.curr[c] == (int)t) st.on |= bit(t);
+    }
+    return st;
+  }
+  void lock_cpu(int c) {
+    step_.add_lock_order(kCpuExclusive + (uintptr_t)c, true);
+    step_.add_release(kCpuExclusive + (uintptr_t)c, false);
+  }
+  // What the step of thread th that just ended did to the CPUs, as its footprint: it took its
+  // CPU from another task (a write of the holder; and a lock, as the taker could only run while
+  // no task kept it off), or kept it and read the holder (had it been preemptible, another task
+  // could have taken the CPU before the step); it began or ended an exclusive hold of a CPU (a
+  // lock, an unlock: a task kept off waits for the unlock as a mutex's waiter does, and its take
+  // races with the lock, not the unlock); it woke a task of a CPU (which reads that CPU's
+  // holder); it changed whether a task runs, or read it (owner_on_cpu).
+  void add_cpu_footprint(rl::thread_id_t th) {
+    const CpuState after = cpu_state();
+    const int c = g_cpus.cpu_of[th];
+    uint32_t locked = 0;
+    if (c >= 0 && c < 32) {
+      if (cpu_before_.curr[c] != (int)th) {
+        step_.add(kCpuCurr + (uintptr_t)c, true);
+        lock_cpu(c);
+        locked |= 1u << c;
+      } else if (!((cpu_before_.exclusive >> c) & 1)) {
+        step_.add(kCpuCurr + (uintptr_t)c, false);
+      }
+    }
+    for (int d = 0; d < 32; d++) {
+      const bool was = (cpu_before_.exclusive >> d) & 1, is = (after.exclusive >> d) & 1;
+      if (!was && is && !((locked >> d) & 1)) lock_cpu(d);
+      if (was && !is) step_.add_release(kCpuExclusive + (uintptr_t)d, true);
+    }
+    for (rl::thread_id_t t = 0; t < thread_count; t++) {
+      const int d = g_cpus.cpu_of[t];
+      const unsigned before = block_count_[t] - ((cpu_gated_at_begin_ >> t) & 1);
+      if (t != th && d >= 0 && d < 32 && real_block_count(t) < before) step_.add(kCpuCurr + (uintptr_t)d, false);
+      if (((cpu_before_.on ^ after.on) >> t) & 1) step_.add(kOnCpu + t, true);
+      if ((g_cpus.on_cpu_read >> t) & 1) step_.add(kOnCpu + t, false);
+    }
+    g_cpus.on_cpu_read = 0;
+  }
   void cpu_reset() {
     cpu_gated_ = 0;
     if (g_cpus.active) g_cpus.iteration_begin();
@@ -555,13 +637,22 @@ class shard_scheduler
       if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
       n.done.back().touched.global = n.done.back().touched.global || n.apart;
       carried_ = n.sleep;
-      for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
+      // Where the tree splits into shards, this shard explored an earlier choice only in its own
+      // slices: its footprint is not the union over all the choice's runs, and the runs its
+      // sleep would leave to it may lie in another shard's slices, which that shard (exploring
+      // in another order, after other races) may leave to this one. So no choice sleeps there.
+      if (g_shard.count == 1 || n.range.hi - n.range.lo == 1)
+        for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
     } else if (s.chosen == Chosen::forced && !sleep_blocked_ && entries_have(carried_, th)) {
       // The only thread that can run is asleep: as when every thread is asleep at a choice.
       sleep_blocked_ = true;
       if (blocked_at_ == SIZE_MAX) blocked_at_ = steps_.size();
     }
     for (rl::thread_id_t i = 0; i < thread_count; i++) block_count_[i] = this->threads_[i].block_count_;
+    if (g_cpus.active) {
+      cpu_before_ = cpu_state();
+      cpu_gated_at_begin_ = cpu_gated_;
+    }
     steps_.push_back(s);
     step_.clear();
     in_step_ = true;
@@ -572,6 +663,8 @@ class shard_scheduler
     if (!in_step_) return;
     in_step_ = false;
     const bool parked = g_history_reader->read(step_);
+    if (g_cpus.active) add_cpu_footprint(steps_.back().thread);
+    note_setup_reads(steps_.back().thread);
     const size_t k = steps_.size() - 1;
     Step& s = steps_.back();
     s.objects_begin = pool_.size();
@@ -622,10 +715,12 @@ class shard_scheduler
     if (steps_.empty()) return;
     const size_t last = steps_.size() - 1;
     for (rl::thread_id_t i = 0; i < thread_count; i++) {
-      const unsigned now = this->threads_[i].block_count_;
       if (i == steps_[last].thread) continue;
-      if (now < block_count_[i]) pending_.push_back({i, last});
-      if (now > block_count_[i]) steps_[last].global = true;  // another thread blocked: not expected
+      // Kept off its CPU or let back on (cpu_gate) is neither: the step that changed the CPU's
+      // state orders, or races with, the task's next step through the CPU's pseudo-objects.
+      const unsigned now = real_block_count(i), before = block_count_[i] - ((cpu_gated_at_begin_ >> i) & 1);
+      if (now < before) pending_.push_back({i, last});
+      if (now > before) steps_[last].global = true;  // another thread blocked: not expected
     }
   }
 
@@ -670,9 +765,15 @@ class shard_scheduler
           last_lock_.push_back({k, j});
           continue;
         }
-        // Unless something other than the releases orders them: then j could not come first.
+        // Unless something other than the releases orders them: then j could not come first. A
+        // CPU's (add_cpu_footprint) is reversed whatever orders them: a task kept off its CPU
+        // makes no attempt (a mutex's waiter does), so the race of j with a step after i may be
+        // one its reversal cannot undo (j's thread could not run there).
         const size_t i = last->second;
-        if (j >= from && steps_[i].thread != steps_[j].thread && lock_clocks_[j * thread_count + steps_[i].thread] < (long)i)
+        const uintptr_t object = (k & ~(Footprint::kLockOrder | Footprint::kRelease | Footprint::kWaitable)) >> 1;
+        const bool cpu = object >= kCpuExclusive && object < kCpuExclusive + 32;
+        if (j >= from && steps_[i].thread != steps_[j].thread &&
+            (cpu || lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))
           races_.push_back({i, j, race_lock_order});
         last->second = j;
       }
@@ -805,9 +906,34 @@ class shard_scheduler
   // has yielded or parked, cannot read an initial value another thread has since overwritten,
   // where any other thread can: which thread is chosen first changes what loads may read, though
   // no thread's first step touches shared state (Relacy schedules before each operation). Plain
-  // search chooses every thread first. Here, once a run shows the set-up thread yielding or
-  // parking, every thread is chosen first, and none asleep there: each first thread's subtree
-  // is its own search, as plain search's are.
+  // search chooses every thread first. Here, once a run shows such a load (note_setup_reads),
+  // every thread is chosen first, and none is asleep there: each first thread's subtree is its
+  // own search, as plain search's are.
+  //
+  // Whether the step just ended (of thread th) is a load that the choice of the set-up thread can
+  // change: a load by the set-up thread, after it yielded or parked, of an object written once
+  // since the set-up, by another thread. (The record before the newest is then the initial one,
+  // which only the set-up thread counts as seen; with two writes since, it is a write no thread
+  // has seen unless it loaded it, whichever ran the set-up.) A step of a thread is one operation
+  // (Relacy schedules before each), so a read in it is a plain load, counted against the writes
+  // of the steps before it.
+  void note_setup_reads(rl::thread_id_t th) {
+    for (uintptr_t o : step_.objects) {
+      if (o & (Footprint::kLockOrder | Footprint::kRelease | Footprint::kWaitable)) continue;
+      const uintptr_t object = o >> 1;
+      if (object < kPseudoObjectsEnd) continue;  // no load
+      if (std::find(rewritten_.begin(), rewritten_.end(), object) != rewritten_.end()) continue;
+      auto w = std::find_if(writes_.begin(), writes_.end(), [&](const auto& e) { return e.first == object; });
+      if (!(o & 1)) {
+        if (th == setup_thread_ && setup_thread_saw_yield_ && w != writes_.end() && w->second != th) setup_read_stale_ = true;
+      } else if (w == writes_.end()) {
+        writes_.push_back({object, th});
+      } else {
+        rewritten_.push_back(object);
+      }
+    }
+  }
+
   void setup_matters() {
     if (node_.empty() || !node_[0].decision || node_[0].apart) return;
     node_[0].full = node_[0].apart = true;

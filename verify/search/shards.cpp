@@ -92,6 +92,11 @@ bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::s
     *err = "shards missing: " + missing;
     return false;
   }
+  // Shards that searched without twins (a task yielded in them) and shards that kept them
+  // explored two different trees, whose slices do not add up to one search.
+  static const char* const kSymmetryOff = "symmetry off: a task yields";
+  unsigned symmetry_off = 0;
+  for (const RunResult* p : by_index) symmetry_off += p->stats.count(kSymmetryOff) != 0;
   RunResult m;
   const RunResult* verdict = nullptr;  // the shard whose result decides, in order of precedence
   for (const char* result : {"counterexample", "error", "incomplete"})
@@ -103,6 +108,12 @@ bool merge_shards(const std::vector<RunResult>& parts, RunResult* merged, std::s
   } else {
     m = *by_index[0];
     m.result = "verified";
+  }
+  if (!verdict && symmetry_off != 0 && symmetry_off != n) {
+    m.result = "incomplete";
+    m.message = std::to_string(symmetry_off) + " of " + std::to_string(n) +
+                " shards searched without twins (a task yielded in them), the others with: their slices are of two "
+                "different search trees, so they do not cover one search; run the scenario in one process";
   }
   m.shard.clear();
   m.iterations = 0;

@@ -67,6 +67,12 @@ struct Footprint {
 // Pseudo-objects for effects Relacy keeps outside any one object.
 constexpr uintptr_t kSeqCstOrder = 1;  // seq_cst fences order against each other (seq_cst_fence_order_)
 constexpr uintptr_t kHeap = 2;         // Relacy's heap: which block an allocation gets depends on the order
+// Tasks on CPUs (model/preempt.hpp), for CPU c and task t (both below 32): which task holds CPU c
+// (kCpuCurr + c); whether its holder keeps the CPU's other tasks off it, a lock (kCpuExclusive + c,
+// read and written as a mutex's pseudo-objects are: README, "Locks"); whether task t runs on its
+// CPU (kOnCpu + t).
+constexpr uintptr_t kCpuCurr = 16, kCpuExclusive = 48, kOnCpu = 80;
+constexpr uintptr_t kPseudoObjectsEnd = 128;  // no object of the program's lies below
 
 // Relacy's record of the run's events (rl::context::history_): reached through the context's
 // own protected member, from a derived class.
