@@ -792,6 +792,29 @@ TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
       << r.out;
 }
 
+// b613c7f31476 undone: rwsem_try_write_lock marks the waiter that set RWSEM_FLAG_HANDOFF, first
+// or not, and lets only the first go on. A SCHED_FIFO writer queued second then spins in the
+// handoff retry while the first waiter, on its CPU, cannot run: a livelock only a lock holder on
+// another CPU reveals (rwsem_rt_writer_queue, two CPUs, reduced).
+TEST(KernelRwsem, ANonFirstRtWaiterSpinningOnItsOwnHandoffIsALivelock) {
+  if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
+  const std::string tree = debian_rwsem_tree("rwsem_b613");
+  ASSERT_FALSE(tree.empty());
+  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
+  const std::string before = rwsem_c;
+  rwsem_c = std::regex_replace(rwsem_c, std::regex(R"(if \(first->handoff_set && \(waiter != first\)\)\n(\t+)return false;)"),
+                               "if (waiter != first)\n$1return false;\n\t\t\twaiter->handoff_set = true;");
+  rwsem_c = std::regex_replace(rwsem_c, std::regex(R"(\tfirst->handoff_set = true;)"), "\twaiter->handoff_set = true;");
+  ASSERT_NE(rwsem_c, before);
+  BinaryRun r = run_vmaverify("kernel --patch '" + make_patch(tree, "kernel/locking/rwsem.c", rwsem_c) + "' rwsem_rt_writer_queue");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("counterexample (livelock)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("task 2 (SCHED_FIFO, CPU 0) spins in rwsem_spin_on_owner (the handoff retry"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(rwsem_rt_writer_queue: the counterexample's run went through the patched lines kernel/locking/rwsem\.c:6[25]\d)")))
+      << r.out;
+}
+
 // The handoff check on the tree's code (model/kshim/rwsem_register.h): a reader whose slow path
 // steals the lock although RWSEM_FLAG_HANDOFF hands it to the queued writer is caught, as the
 // hand model's reader_steal_ignores_handoff is.

@@ -123,6 +123,8 @@ class shard_scheduler
     setup_thread_saw_yield_ = setup_read_stale_ = false;
     writes_.clear();
     rewritten_.clear();
+    setup_loaded_.clear();
+    setup_loaded_before_yield_.clear();
     twins_ = false;
     for (rl::thread_id_t t = 0; t < thread_count; t++) twins_ = twins_ || g_twin_of[t] >= 0;
     blocked_at_ = SIZE_MAX;
@@ -258,12 +260,16 @@ class shard_scheduler
   // (woken by a choice that is no thread's) turns the reduction off for the rest of the iteration.
   rl::thread_id_t schedule_impl(rl::unpark_reason& reason, unsigned yield) {
     if (this->timed_thread_count_ || this->spurious_thread_count_) no_reduction_ = true;
-    // Relacy's yield rule (context::schedule, thread_info::get_load_index) holds for parks too.
-    if (yield && this->thread_->index_ == setup_thread_) setup_thread_saw_yield_ = true;
     // A park is a yield to Relacy (context::park_current_thread): the parked thread may not run
     // again until every other thread has passed a scheduling point. The kernel has no such rule
     // (a woken task may run at once, before the others move), so a park does not yield here.
     if (yield && this->thread_->state_ == rl::thread_state_blocked) yield = 0;
+    // Relacy's yield rule for loads (thread_info::get_load_index) holds for parks too, but only a
+    // yield counts here (setup_matters says why).
+    if (yield && this->thread_->index_ == setup_thread_) {
+      setup_thread_saw_yield_ = true;
+      setup_loaded_before_yield_ = setup_loaded_;
+    }
     if (yield && twins_) g_twin_yield = true;
     if (g_reduce) {
       if (yield || no_reduction_) step_.global = true;
@@ -381,10 +387,12 @@ class shard_scheduler
   bool sleep_blocked_ = false, no_reduction_ = true;
   bool twins_ = false;                   // some thread has a twin (g_twin_of)
   rl::thread_id_t setup_thread_ = 0;     // the thread chosen first, which ran the set-up
-  bool setup_thread_saw_yield_ = false;  // it has yielded or parked in this iteration
+  bool setup_thread_saw_yield_ = false;  // it has yielded in this iteration
   bool setup_read_stale_ = false;        // then loaded what it may read only because it ran the set-up
   typename rl::vector<std::pair<uintptr_t, rl::thread_id_t>>::type writes_;  // per object: its first writer
   typename rl::vector<uintptr_t>::type rewritten_;  // objects written more than once
+  // Objects the set-up thread loaded so far; those it had loaded before its last yield.
+  typename rl::vector<uintptr_t>::type setup_loaded_, setup_loaded_before_yield_;
   size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
 
   static ShardRange root() { return {0, g_shard.slices}; }
@@ -906,15 +914,22 @@ class shard_scheduler
   // has yielded or parked, cannot read an initial value another thread has since overwritten,
   // where any other thread can: which thread is chosen first changes what loads may read, though
   // no thread's first step touches shared state (Relacy schedules before each operation). Plain
-  // search chooses every thread first. Here, once a run shows such a load (note_setup_reads),
-  // every thread is chosen first, and none is asleep there: each first thread's subtree is its
-  // own search, as plain search's are.
+  // search chooses every thread first. Here, once a run shows such a load after a yield
+  // (note_setup_reads), every thread is chosen first, and none is asleep there: each first
+  // thread's subtree is its own search, as plain search's are. After a park (Relacy's park is a
+  // yield too) the same holds, and is not done: a parked thread sleeps in nearly every
+  // rw_semaphore scenario, and choosing every thread first there doubles to triples their
+  // searches (rwsem_readers_writer 149,665 -> 448,992). The runs so left out, in which the set-up
+  // thread after a park reads an initial value that one other thread has overwritten without
+  // synchronising with it, are a limit of the reduction (tests/reduction/README.md).
   //
   // Whether the step just ended (of thread th) is a load that the choice of the set-up thread can
-  // change: a load by the set-up thread, after it yielded or parked, of an object written once
-  // since the set-up, by another thread. (The record before the newest is then the initial one,
-  // which only the set-up thread counts as seen; with two writes since, it is a write no thread
-  // has seen unless it loaded it, whichever ran the set-up.) A step of a thread is one operation
+  // change: a load by the set-up thread, after it yielded, of an object written once
+  // since the set-up, by another thread, and which it had not loaded before it yielded.
+  // (The record before the newest is then the initial one, which only the set-up thread counts
+  // as seen; with two writes since, it is a write no thread has seen unless it loaded it,
+  // whichever ran the set-up; and any thread that loaded the object before it yielded has seen
+  // whatever it read.) A step of a thread is one operation
   // (Relacy schedules before each), so a read in it is a plain load, counted against the writes
   // of the steps before it.
   void note_setup_reads(rl::thread_id_t th) {
@@ -925,7 +940,12 @@ class shard_scheduler
       if (std::find(rewritten_.begin(), rewritten_.end(), object) != rewritten_.end()) continue;
       auto w = std::find_if(writes_.begin(), writes_.end(), [&](const auto& e) { return e.first == object; });
       if (!(o & 1)) {
-        if (th == setup_thread_ && setup_thread_saw_yield_ && w != writes_.end() && w->second != th) setup_read_stale_ = true;
+        if (th == setup_thread_ && setup_thread_saw_yield_ && w != writes_.end() && w->second != th &&
+            std::find(setup_loaded_before_yield_.begin(), setup_loaded_before_yield_.end(), object) ==
+                setup_loaded_before_yield_.end())
+          setup_read_stale_ = true;
+        if (th == setup_thread_ && std::find(setup_loaded_.begin(), setup_loaded_.end(), object) == setup_loaded_.end())
+          setup_loaded_.push_back(object);
       } else if (w == writes_.end()) {
         writes_.push_back({object, th});
       } else {
