@@ -9,7 +9,7 @@ the bug in, outside the source tree, and run; a bug no test catches is a hole in
 scenario-level differentials (Reduction.*, Symmetry.*, Shards.*) need the whole model and are
 not run here.
 
-Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--keep DIR]
+Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--timeout S]
 """
 import argparse
 import os
@@ -137,9 +137,6 @@ BUGS = {
     "cpu_lock_race_hidden": (S, "(cpu || lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
                              "(lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
                              "a take of a CPU races with the hold before it only when nothing else orders them"),
-    "ungating_enables": (S, "const unsigned now = real_block_count(i), before = block_count_[i] - ((cpu_gated_at_begin_ >> i) & 1);",
-                         "const unsigned now = this->threads_[i].block_count_, before = block_count_[i];",
-                         "being let back on a CPU orders the task after the step that let it (an enabling)"),
     "wake_reads_no_cpu": (S, "real_block_count(t) < before) step_.add(kCpuCurr + (uintptr_t)d, false);",
                           "real_block_count(t) < before) {}", "waking a task does not read its CPU's holder"),
     "on_cpu_read_unrecorded": ("model/preempt.hpp", "  g_cpus.on_cpu_read |= 1u << pid;\n", "",
