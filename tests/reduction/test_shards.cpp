@@ -104,6 +104,16 @@ TEST(Shards, MergeRules) {
   EXPECT_FALSE(merge_shards({shard_result("verified", 0, 2, UINT64_MAX), shard_result("verified", 1, 2, 1)}, &m, &err));
   EXPECT_NE(err.find("2^64"), std::string::npos) << err;
   EXPECT_FALSE(merge_shards({}, &m, &err));
+  // Shards of which some ran without twins (a task yielded) and some with: two trees' slices.
+  RunResult without_twins = shard_result("verified", 1, 2, 7);
+  without_twins.stats["symmetry off: a task yields"] = 1;
+  ASSERT_TRUE(merge_shards({shard_result("verified", 0, 2, 5), without_twins}, &m, &err)) << err;
+  EXPECT_EQ(m.result, "incomplete");
+  EXPECT_NE(m.message.find("1 of 2 shards searched without twins"), std::string::npos) << m.message;
+  RunResult both_without = shard_result("verified", 0, 2, 5);
+  both_without.stats["symmetry off: a task yields"] = 1;
+  ASSERT_TRUE(merge_shards({both_without, without_twins}, &m, &err)) << err;
+  EXPECT_EQ(m.result, "verified");
 }
 
 // merge refuses what is not the output of run --shard of this vmaverify.
