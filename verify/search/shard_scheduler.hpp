@@ -435,6 +435,8 @@ class shard_scheduler
   Threads cpu_gated_at_begin_ = 0;  // at the start of the current step
   // A thread's block count without the CPU gate's block.
   unsigned real_block_count(rl::thread_id_t t) const { return this->threads_[t].block_count_ - ((cpu_gated_ >> t) & 1); }
+  // The same at the start of the current step.
+  unsigned real_block_count_at_begin(rl::thread_id_t t) const { return block_count_[t] - ((cpu_gated_at_begin_ >> t) & 1); }
   // The CPUs' state the steps read and write (add_cpu_footprint): which task holds each CPU, the
   // CPUs whose holder keeps the others off (preempt_count above 0, or SCHED_FIFO, and not
   // asleep), and the tasks that run on their CPU (what owner_on_cpu reads).
@@ -491,7 +493,7 @@ class shard_scheduler
     }
     for (rl::thread_id_t t = 0; t < thread_count; t++) {
       const int d = g_cpus.cpu_of[t];
-      const unsigned before = block_count_[t] - ((cpu_gated_at_begin_ >> t) & 1);
+      const unsigned before = real_block_count_at_begin(t);
       if (t != th && d >= 0 && d < 32 && real_block_count(t) < before) step_.add(kCpuCurr + (uintptr_t)d, false);
       if (((cpu_before_.on ^ after.on) >> t) & 1) step_.add(kOnCpu + t, true);
       if ((g_cpus.on_cpu_read >> t) & 1) step_.add(kOnCpu + t, false);
@@ -726,7 +728,7 @@ class shard_scheduler
       if (i == steps_[last].thread) continue;
       // Kept off its CPU or let back on (cpu_gate) is neither: the step that changed the CPU's
       // state orders, or races with, the task's next step through the CPU's pseudo-objects.
-      const unsigned now = real_block_count(i), before = block_count_[i] - ((cpu_gated_at_begin_ >> i) & 1);
+      const unsigned now = real_block_count(i), before = real_block_count_at_begin(i);
       if (now < before) pending_.push_back({i, last});
       if (now > before) steps_[last].global = true;  // another thread blocked: not expected
     }
