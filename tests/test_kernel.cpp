@@ -341,6 +341,25 @@ TEST(Kernel, TracesOfSeveralCounterexamplesDoNotBuryTheResults) {
   EXPECT_TRUE(std::regex_search(read(dir + "/teardown_batch_overflow.kernel.json.txt"), std::regex(R"(mm/memory\.c:\d+)")));
 }
 
+// --jobs: scenarios searched at once, each in a child of its own, report what one child
+// reports, in the scenarios' order, whatever order they end in.
+TEST(Kernel, ScenariosSearchedAtOnceReportAsOneChildDoes) {
+  std::string t = small_tree("jobs");
+  std::string patch = make_patch(t, "mm/vma.c", std::regex_replace(std::string(kBatchSource), kFullCheck, "-1"));
+  const std::string scenarios = " teardown_two_files teardown_batch_overflow teardown_hugetlb teardown_batch_overflow "
+                                "teardown_two_files teardown_vs_truncate";
+  auto run = [&](int jobs) {
+    BinaryRun r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet --jobs " + std::to_string(jobs) +
+                                scenarios);
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    return std::regex_replace(r.out, std::regex(R"(, [0-9.]+ s\b)"), "");  // times differ from run to run
+  };
+  const std::string one = run(1), three = run(3);
+  EXPECT_EQ(one, three);
+  EXPECT_NE(one.find("\n7 checked, 5 as expected, 2 unexpected, 0 incomplete"), std::string::npos) << one;  // with the hunk
+  EXPECT_LT(one.find("FAIL teardown_batch_overflow"), one.find("ok   teardown_hugetlb")) << one;
+}
+
 TEST(Kernel, DroppingTheFullBatchFlushIsACounterexampleCitingTheTree) {
   std::string t = small_tree("full");
   // The patch sets "full" to 0: the batch is never processed when it holds 8.
@@ -550,6 +569,13 @@ TEST(Kernel, APatchThatSlipsPastThePoisonIsContained) {
   struct stat st;
   EXPECT_EQ(stat(victim.c_str(), &st), 0) << "the patched code removed " << victim;
   EXPECT_EQ(r.out.find("verified"), std::string::npos) << r.out;
+  // Several children at once: the one that made the call stops them all, and no verdict stands.
+  r = run_vmaverify("kernel --tree '" + t + "' --patch '" + patch + "' --quiet --jobs 2 teardown_two_files "
+                    "teardown_hugetlb teardown_two_files teardown_vs_truncate");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(made the system call unlink\w* \(\d+\), which the checker forbids)")))
+      << r.out << r.err;
+  EXPECT_EQ(stat(victim.c_str(), &st), 0) << "the patched code removed " << victim;
 }
 
 TEST(Kernel, RealTreeVerifiesAndBuggyPatchesAreCaughtAtKernelLines) {

@@ -30,6 +30,7 @@
 #include "verify/report/junit.hpp"
 #include "verify/kernel/kernel_build.hpp"
 #include "verify/kernel/kernel_coverage.hpp"
+#include "verify/kernel/kernel_pool.hpp"
 #include "verify/kernel/kernel_sandbox.hpp"
 #include "verify/report/result_output.hpp"
 #include "verify/report/safe_write.hpp"
@@ -49,11 +50,17 @@ constexpr long long kDefaultKernelBudget = 5000000;
 // bug that needs an early choice the corner never made. The verdict stays `incomplete` unless
 // the sample fails; a failure is a counterexample like any other (random:N replays it).
 constexpr long long kSampleShare = 5;
+constexpr int kMaxKernelJobs = 64;
+
+// Scenarios at once: one a core. Each search is single-threaded; a scenario's own search is
+// not split (--jobs of vmaverify run does that), since its reduction pays off in one process.
+int default_kernel_jobs() { return (int)std::max(1L, std::min(sysconf(_SC_NPROCESSORS_ONLN), (long)kMaxKernelJobs)); }
 
 struct KernelArgs {
   std::string tree, trace, traces, junit, mutant = "none", search, exceptions;
   std::vector<std::string> patches, scenarios, configs;
   long long budget = kDefaultKernelBudget;  // signed, so that CLI11 rejects "-1" instead of wrapping it
+  int jobs = default_kernel_jobs();          // scenarios searched at once, each in a child of its own
   bool agree = false, json = false, quiet = false, coverage = false, chains = false;
   std::string replay_state;  // internal: the contained child replays this one run of its scenario
   std::string replay_file;   // --replay: a kernel trace whose run to replay
@@ -312,107 +319,54 @@ ScenarioOutcome run_one(const KernelArgs& a, const Scenario* s) {
   return {out, agreement};
 }
 
-void write_all(int fd, const std::string& text) {
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n <= 0 && errno != EINTR) return;
-    if (n > 0) done += (size_t)n;
-  }
-}
-
-std::string hex(const std::string& bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string h;
-  for (unsigned char c : bytes) h += digits[c >> 4], h += digits[c & 15];
-  return h;
-}
-// The child's bytes back; false on anything but pairs of hex digits (the child runs untrusted
-// code: what it writes on the pipe is input).
-bool unhex(const std::string& h, std::string* bytes) {
-  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-  if (h.size() % 2) return false;
-  for (size_t i = 0; i < h.size(); i += 2) {
-    const int hi = digit(h[i]), lo = digit(h[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    *bytes += (char)(hi * 16 + lo);
-  }
-  return true;
-}
-
-// Run the scenarios in a child process under the syscall filter (verify/kernel/kernel_sandbox.hpp),
-// each outcome handed to `sink` as it arrives; with count_lines the child hands over its gcov
-// counters at the end. Returns "" when every scenario ran, otherwise what stopped the child.
+// Run the scenarios in contained children (verify/kernel/kernel_pool.hpp), --jobs at once, each
+// outcome handed to `sink` in the scenarios' order; with count_lines each child hands over its
+// gcov counters at the end. Returns "" when every scenario ran, otherwise what stopped a child.
 std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*>& chosen, bool count_lines,
-                          std::vector<GcdaFile>* gcda, const std::function<void(Outcome, const std::string&)>& sink) {
-  // What the child would otherwise read from files: the spec files every explored batch state
+                          std::vector<std::vector<GcdaFile>>* gcda,
+                          const std::function<void(Outcome, const std::string&)>& sink) {
+  // What the children would otherwise read from files: the spec files every explored batch state
   // is checked against (and the Z3 checker built from them), and the binary's hash for traces.
   freeze_spec_files(default_spec_files());
   std::string spec, why;
   check_states_against_specs({}, default_spec_files(), &spec, &why);
   current_origin();
-  int fds[2];
-  if (pipe(fds) != 0) return std::string("could not start: ") + std::strerror(errno);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return std::string("could not start: ") + std::strerror(errno);
-  if (pid == 0) {
-    close(fds[0]);
-    std::string why;
-    if (!enter_kernel_sandbox({}, fds[1], &why)) {
-      write_all(fds[1], "refused " + why + "\n");
-      _exit(1);
-    }
-    for (const Scenario* s : chosen) {
-      const ScenarioOutcome r = run_one(a, s);
-      write_all(fds[1], json_line(Json{{"agreement", r.agreement}, {"outcome", outcome_wire(r.out)}}) + "\n");
-    }
-    if (count_lines)
-      for (const GcdaFile& f : kernel_gcda_files()) write_all(fds[1], json_line(Json{{"gcda", f.name}, {"bytes", hex(f.bytes)}}) + "\n");
-    write_all(fds[1], "done\n");
-    std::fflush(nullptr);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text, refused;
-  bool done = false;
-  int forbidden = -1;
-  char buf[65536];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    text.append(buf, (size_t)n);
-    for (size_t nl; (nl = text.find('\n')) != std::string::npos; text.erase(0, nl + 1)) {
-      const std::string line = text.substr(0, nl);
-      if (line == "done") done = true;
-      else if (line.rfind("forbidden ", 0) == 0) forbidden = std::atoi(line.c_str() + 10);
-      else if (line.rfind("refused ", 0) == 0) refused = line.substr(8);
-      else {
-        // Malformed lines are ignored: without its "done" the run is reported as stopped.
+  ContainedTasks t;
+  t.count = chosen.size();
+  t.jobs = a.jobs;
+  t.count_lines = count_lines;
+  t.run = [&](size_t i) {
+    const ScenarioOutcome r = run_one(a, chosen[i]);
+    return json_line(Json{{"agreement", r.agreement}, {"outcome", outcome_wire(r.out)}});
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  return run_contained_tasks(
+      t, gcda,
+      [&](size_t, const std::string& line) {
+        // The child runs untrusted code: a malformed line is no outcome.
         const Json j = Json::parse(line, nullptr, false);
         Outcome o;
-        GcdaFile f;
         auto text_of = [&](const char* key) { return j.is_object() && j.contains(key) && j[key].is_string(); };
-        if (text_of("gcda") && text_of("bytes") && unhex(j["bytes"].get<std::string>(), &f.bytes)) {
-          f.name = j["gcda"].get<std::string>();
-          gcda->push_back(f);
-        } else if (text_of("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o)) {
+        if (text_of("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o))
           sink(o, text_of("agreement") ? j["agreement"].get<std::string>() : "");
-        }
-      }
-    }
+      },
+      [&](size_t n) {
+        if (a.quiet || !a.replay_state.empty()) return;  // a replay: one run, no progress to show
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "kernel: %zu/%zu scenarios, %.0f s\n", n, chosen.size(), sec);
+      });
+}
+
+// The line counts of every child's counters, gcov's JSON documents one after the other (their
+// readers add up the counts of a line that several documents give).
+bool read_counter_sets(const std::vector<std::vector<GcdaFile>>& sets, std::string* gcov_json, std::string* why) {
+  if (sets.empty()) return read_kernel_counters({}, gcov_json, why);
+  for (const std::vector<GcdaFile>& set : sets) {
+    std::string one;
+    if (!read_kernel_counters(set, &one, why)) return false;
+    *gcov_json += one;
   }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  if (forbidden >= 0)
-    return "made the system call " + syscall_name(forbidden) + ", which the checker forbids (code from a tree or a "
-           "patch may compute, not reach the system); stopped";
-  if (!refused.empty()) return "could not be contained: " + refused;
-  if (WIFSIGNALED(status)) return std::string("crashed: signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  return "ended with status " + std::to_string(WEXITSTATUS(status)) + " before every scenario ran";
+  return true;
 }
 
 // ", configured CONFIG_RWSEM_SPIN_ON_OWNER=y CONFIG_DEBUG_RWSEMS=y": the settings in force.
@@ -482,7 +436,7 @@ int check(const KernelArgs& a) {
   std::vector<Outcome> outcomes;
   bool trace_written = false, trace_shown = false;
   int worst = EXIT_VERIFIED;
-  std::vector<GcdaFile> gcda;
+  std::vector<std::vector<GcdaFile>> gcda;
   const bool count_lines = !a.patches.empty() || a.coverage;
   const auto t0 = std::chrono::steady_clock::now();
   const std::string stopped = run_contained(a, chosen, count_lines, &gcda, [&](Outcome out, const std::string& agreement) {
@@ -524,10 +478,6 @@ int check(const KernelArgs& a) {
     if (st == EXIT_USAGE || (st == EXIT_COUNTEREXAMPLE && worst != EXIT_USAGE) || (st == EXIT_INCOMPLETE && worst == EXIT_VERIFIED))
       worst = st;
     outcomes.push_back(out);
-    if (!a.quiet) {
-      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "kernel: %zu/%zu scenarios, %.0f s\n", outcomes.size(), chosen.size(), sec);
-    }
   });
   if (!stopped.empty()) {
     // No verdict: the code under check stopped before every scenario ran (a forbidden call, a
@@ -547,7 +497,7 @@ int check(const KernelArgs& a) {
   }
   // Each counterexample of a patched tree replayed alone in a contained child of its own, whose
   // counters say which patched lines that run went through.
-  std::vector<std::pair<std::string, std::vector<GcdaFile>>> replays;  // scenario, its run's counters
+  std::vector<std::pair<std::string, std::vector<std::vector<GcdaFile>>>> replays;  // scenario, its run's counters
   if (!a.patches.empty() && stopped.empty())
     for (const Outcome& o : outcomes) {
       const Scenario* s = find_scenario(o.r.scenario);
@@ -556,18 +506,18 @@ int check(const KernelArgs& a) {
       one.replay_state = o.r.state;
       if (o.r.search.rfind("random:", 0) == 0) one.search = o.r.search;  // found by the sample
       one.agree = false;
-      std::vector<GcdaFile> counters;
+      std::vector<std::vector<GcdaFile>> counters;
       if (run_contained(one, {s}, true, &counters, [](Outcome, const std::string&) {}).empty())
         replays.push_back({o.r.scenario, counters});
     }
   // The counters, read once (a process dumps its gcov counters once); the patches' hunks too.
   const std::vector<PatchHunk> hunks = patch_hunks(a);
   std::string gcov_json, why;
-  const bool measured = count_lines && stopped.empty() && read_kernel_counters(gcda, &gcov_json, &why);
+  const bool measured = count_lines && stopped.empty() && read_counter_sets(gcda, &gcov_json, &why);
   for (const auto& [scenario, counters] : replays) {
     std::string run_json, run_why;
     LineCounts run;
-    if (!read_kernel_counters(counters, &run_json, &run_why) || !parse_gcov_json(run_json, &run)) continue;
+    if (!read_counter_sets(counters, &run_json, &run_why) || !parse_gcov_json(run_json, &run)) continue;
     const std::vector<std::string> cited = patched_lines_run(hunks, run);
     if (a.json) {
       std::printf("%s\n", json_line(Json{{"group", "counterexample's patched lines"}, {"scenario", scenario},
@@ -657,7 +607,7 @@ int replay_kernel_trace(const KernelArgs& a) {
   one.mutant = saved.mutant;
   one.agree = false;
   Outcome got;
-  std::vector<GcdaFile> counters;
+  std::vector<std::vector<GcdaFile>> counters;
   const std::string stopped = run_contained(one, {s}, false, &counters, [&](Outcome o, const std::string&) { got = o; });
   if (!stopped.empty()) return usage_error("kernel: --replay: the checked code " + stopped);
   const RunResult& r = got.r;
@@ -713,6 +663,7 @@ int build_and_hand_over(const KernelArgs& a) {
   if (!a.search.empty()) args.insert(args.end(), {"--search", a.search});
   for (const std::string& c : a.configs) args.insert(args.end(), {"--config", c});
   args.insert(args.end(), {"--budget", std::to_string(a.budget)});
+  args.insert(args.end(), {"--jobs", std::to_string(a.jobs)});
   if (a.coverage) args.push_back("--coverage");
   if (a.coverage) args.insert(args.end(), {"--exceptions", a.exceptions.empty() ? default_kernel_coverage_exceptions()
                                                                                  : a.exceptions});
@@ -801,6 +752,11 @@ CommandRun define_kernel(CLI::App& cmd) {
       ->type_name("TRACE_FILE")
       ->excludes(scenarios)
       ->check(CLI::Validator(CLI::ExistingFile).description(""));
+  cmd.add_option("--jobs", a->jobs,
+                 "scenarios searched at once, each in a contained child of its own (output in the\n"
+                 "scenarios' order either way). Default: one a core")
+      ->type_name("N")
+      ->check(CLI::Range(1, kMaxKernelJobs).description(""));
   cmd.add_flag("--json", a->json, "print one JSON object per scenario: run's fields plus expected and as_expected");
   cmd.add_flag("--quiet", a->quiet, "no progress on stderr, no counterexample trace on stdout");
   cmd.add_flag("--chains", a->chains, "show each row's kernel call chain in the readable trace's function column");

@@ -58,7 +58,8 @@ void run_checker(const KernelBuild& b, const std::vector<std::string>& scenarios
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    std::vector<std::string> args = {b.checker, "kernel", "--agree", "--json", "--quiet"};
+    // One scenario at a time: vmaverify all runs its checks a core each, this group one of them.
+    std::vector<std::string> args = {b.checker, "kernel", "--agree", "--json", "--quiet", "--jobs", "1"};
     args.insert(args.end(), scenarios.begin(), scenarios.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(&a[0]);

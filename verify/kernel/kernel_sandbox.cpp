@@ -49,9 +49,9 @@ void on_forbidden(int, siginfo_t* info, void*) {
 #endif
 #endif
 
-bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, std::string* why) {
+bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, int input, std::string* why) {
 #ifdef KSHIM_SANITIZED
-  (void)outputs, (void)report_fd, (void)why;
+  (void)outputs, (void)report_fd, (void)input, (void)why;
   return true;
 #endif
   g_report_fd = report_fd;
@@ -67,8 +67,8 @@ bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, std::s
   auto allow = [&](int nr) { return seccomp_rule_add(f, SCMP_ACT_ALLOW, nr, 0) == 0; };
   bool ok = true;
   // Memory (never executable: the code to run is already mapped), time, the scheduler, the
-  // process's own signals and exit. No read, no close: a search reads nothing, and a
-  // descriptor the caller left open stays out of reach.
+  // process's own signals and exit. No read but of the parent's pipe (below), no close: a search
+  // reads nothing, and a descriptor the caller left open stays out of reach.
   for (int nr : {SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise), SCMP_SYS(futex),
                  SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(gettimeofday), SCMP_SYS(nanosleep),
                  SCMP_SYS(clock_nanosleep), SCMP_SYS(sched_yield), SCMP_SYS(getpid), SCMP_SYS(gettid),
@@ -91,6 +91,9 @@ bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, std::s
     ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fd),
                                 SCMP_A1(SCMP_CMP_EQ, TCGETS)) == 0;
   }
+  // The parent's pipe of scenario numbers: what code under check could read there is only those.
+  if (input >= 0)
+    ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)input)) == 0;
   // The filter cannot be undone; no new privileges (libseccomp's default) keeps it so.
   ok = ok && seccomp_load(f) == 0;
   seccomp_release(f);

@@ -10,8 +10,9 @@
 #include <vector>
 
 // In the child, before any of the tree's code runs: install the filter. Writes are allowed to
-// stdout, stderr and the fds in `outputs`. False with why if the kernel refuses the filter.
-bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, std::string* why);
+// stdout, stderr and the fds in `outputs`, reads to `input` (-1: none), where the parent hands
+// out the next scenario. False with why if the kernel refuses the filter.
+bool enter_kernel_sandbox(const std::vector<int>& outputs, int report_fd, int input, std::string* why);
 
 // The exit status of a child that made a forbidden call, after it wrote "forbidden NR" on its
 // report fd.
