@@ -73,7 +73,7 @@ TEST(Outputs, NothingRunsOnASelectionOfNothingOrAMalformedSpec) {
 // A shard's process that cannot start says why (not "Success").
 TEST(Outputs, AShardThatCannotStartSaysWhy) {
   const std::string cmd = "bash -c 'ulimit -n 16; exec " + std::string(VMAVERIFY_BIN) +
-                          " run rwsem_two_writers --jobs 40 --quiet' 2>&1";
+                          " run rwsem_two_writers --search full --jobs 40 --quiet' 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
@@ -88,7 +88,7 @@ TEST(Outputs, AShardThatCannotStartSaysWhy) {
 TEST(Outputs, StoppingRunJobsStopsItsShards) {
   const std::string marker = testing::TempDir() + "jobs_marker";
   // The shards are forks of the parent: the same command line, which names this marker trace.
-  const std::string cmd = std::string(VMAVERIFY_BIN) + " run rwsem_writers_reader --jobs 2 --quiet --trace '" + marker + "'";
+  const std::string cmd = std::string(VMAVERIFY_BIN) + " run rwsem_writers_reader --search full --jobs 2 --quiet --trace '" + marker + "'";
   FILE* p = popen(("exec " + cmd + " > /dev/null 2>&1 & echo $!").c_str(), "r");
   ASSERT_NE(p, nullptr);
   long pid = 0;

@@ -163,10 +163,23 @@ TEST(Shards, JobsShardAndMergeCommands) {
     return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
   };
   EXPECT_EQ(iterations(jobs.out), iterations(whole.out));
-  // Reduced shards prune less than the whole reduced search (no shard sleeps on another's
-  // subtrees), but reach the same verdict.
-  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --quiet").status, 0);
-  EXPECT_EQ(run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --mutant up_read_no_wake --quiet").status, 1);
+  // A reduced search: --jobs runs it in one process (its shards would each explore more than the
+  // whole), and says so. Its shards (--shard) reach the whole search's verdict.
+  BinaryRun reduced = run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --json");
+  EXPECT_EQ(reduced.status, 0) << reduced.err;
+  EXPECT_NE(reduced.err.find("--jobs 2: a reduced search runs in one process"), std::string::npos) << reduced.err;
+  EXPECT_NE(reduced.out.find("\"jobs asked, run in one process (reduced)\":2"), std::string::npos) << reduced.out;
+  EXPECT_EQ(iterations(reduced.out), iterations(run_vmaverify("run rwsem_reader_writer --reduce --json --quiet").out));
+  for (const char* mutant : {"none", "up_read_no_wake"}) {
+    std::string parts;
+    for (int i = 0; i < 2; i++) {
+      const std::string f = testing::TempDir() + "reduced_shard" + std::to_string(i) + ".json";
+      run_vmaverify("run rwsem_reader_writer --reduce --mutant " + std::string(mutant) + " --shard " + std::to_string(i) +
+                    "/2 --json --quiet > '" + f + "'");
+      parts += " '" + f + "'";
+    }
+    EXPECT_EQ(run_vmaverify("merge" + parts).status, std::string(mutant) == "none" ? 0 : 1) << mutant;
+  }
   std::string files;
   for (int i = 0; i < 3; i++) {
     const std::string f = testing::TempDir() + "shard" + std::to_string(i) + ".json";
