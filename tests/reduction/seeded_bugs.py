@@ -142,6 +142,9 @@ BUGS = {
     "cpu_lock_race_hidden": (S, "(cpu || lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
                              "(lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))",
                              "a take of a CPU races with the hold before it only when nothing else orders them"),
+    # Not caught by 8,000 CPU programs nor by a litmus file written for it: the woken task's next
+    # step reads or takes its CPU's holder, and so races with a take by itself; the wake-up's read
+    # may only repeat that order.
     "wake_reads_no_cpu": (S, "real_block_count(t) < before) step_.add(kCpuCurr + (uintptr_t)d, false);",
                           "real_block_count(t) < before) {}", "waking a task does not read its CPU's holder"),
     "on_cpu_read_unrecorded": ("model/preempt.hpp", "  g_cpus.on_cpu_read |= 1u << pid;\n", "",
