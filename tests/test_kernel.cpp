@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <vector>
 #include "tests/run_binary.hpp"
 
 namespace {
@@ -293,15 +294,29 @@ std::string relaxed_grant_patch(const std::string& tree) {
   return relaxed == rwsem_c ? "" : make_patch(tree, "kernel/locking/rwsem.c", relaxed);
 }
 
-// `vmaverify kernel --patch P SCENARIO` with P the patch that applies edit to Debian's rwsem.c
-// (in a scratch tree named name). A failed run (status -1) when the edit changes nothing.
-BinaryRun run_with_rwsem_edit(const std::string& name, const std::regex& from, const std::string& to,
-                              const std::string& scenario) {
+// One regex replacement in a kernel file.
+struct Edit {
+  std::regex from;
+  std::string to;
+};
+
+// `vmaverify kernel --patch P SCENARIO` with P the patch that applies the edits, in order, to
+// Debian's rwsem.c (in a scratch tree named name). A failed run (status -1) when an edit
+// changes nothing.
+BinaryRun run_with_rwsem_edits(const std::string& name, const std::vector<Edit>& edits, const std::string& scenario) {
   const std::string tree = debian_rwsem_tree(name);
   const std::string rwsem_c = tree.empty() ? "" : read(tree + "/kernel/locking/rwsem.c");
-  const std::string edited = std::regex_replace(rwsem_c, from, to);
-  if (edited == rwsem_c) return BinaryRun{-1, "", "the edit of rwsem.c changed nothing"};
+  std::string edited = rwsem_c;
+  for (size_t i = 0; i < edits.size(); i++) {
+    const std::string before = edited;
+    edited = std::regex_replace(edited, edits[i].from, edits[i].to);
+    if (edited == before) return BinaryRun{-1, "", "edit " + std::to_string(i + 1) + " of rwsem.c changed nothing"};
+  }
   return run_vmaverify("kernel --patch '" + make_patch(tree, "kernel/locking/rwsem.c", edited) + "' " + scenario);
+}
+BinaryRun run_with_rwsem_edit(const std::string& name, const std::regex& from, const std::string& to,
+                              const std::string& scenario) {
+  return run_with_rwsem_edits(name, {{from, to}}, scenario);
 }
 
 // A patch that drops the full-batch flush; one that frees the tables before the batch is final.
@@ -824,15 +839,12 @@ TEST(KernelRwsem, OwnerOnCpuOfAnExitedReaderIsAUseAfterFree) {
 // another CPU reveals (rwsem_rt_writer_queue, two CPUs, reduced).
 TEST(KernelRwsem, ANonFirstRtWaiterSpinningOnItsOwnHandoffIsALivelock) {
   if (!real_tree_installed()) GTEST_SKIP() << "linux-source-6.12 is not installed";
-  const std::string tree = debian_rwsem_tree("rwsem_b613");
-  ASSERT_FALSE(tree.empty());
-  std::string rwsem_c = read(tree + "/kernel/locking/rwsem.c");
-  const std::string before = rwsem_c;
-  rwsem_c = std::regex_replace(rwsem_c, std::regex(R"(if \(first->handoff_set && \(waiter != first\)\)\n(\t+)return false;)"),
-                               "if (waiter != first)\n$1return false;\n\t\t\twaiter->handoff_set = true;");
-  rwsem_c = std::regex_replace(rwsem_c, std::regex(R"(\tfirst->handoff_set = true;)"), "\twaiter->handoff_set = true;");
-  ASSERT_NE(rwsem_c, before);
-  BinaryRun r = run_vmaverify("kernel --patch '" + make_patch(tree, "kernel/locking/rwsem.c", rwsem_c) + "' rwsem_rt_writer_queue");
+  BinaryRun r = run_with_rwsem_edits(
+      "rwsem_b613",
+      {{std::regex(R"(if \(first->handoff_set && \(waiter != first\)\)\n(\t+)return false;)"),
+        "if (waiter != first)\n$1return false;\n\t\t\twaiter->handoff_set = true;"},
+       {std::regex(R"(\tfirst->handoff_set = true;)"), "\twaiter->handoff_set = true;"}},
+      "rwsem_rt_writer_queue");
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("counterexample (livelock)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("task 2 (SCHED_FIFO, CPU 0) spins in rwsem_spin_on_owner (the handoff retry"), std::string::npos) << r.out;
