@@ -342,13 +342,25 @@ std::string run_contained(const KernelArgs& a, const std::vector<const Scenario*
   const auto t0 = std::chrono::steady_clock::now();
   return run_contained_tasks(
       t, gcda,
-      [&](size_t, const std::string& line) {
-        // The child runs untrusted code: a malformed line is no outcome.
+      [&](size_t i, const std::string& line) {
+        // The child runs untrusted code, which may write on the pipe too: a line that is no
+        // outcome is an error of that scenario, not a scenario left out.
         const Json j = Json::parse(line, nullptr, false);
         Outcome o;
         auto text_of = [&](const char* key) { return j.is_object() && j.contains(key) && j[key].is_string(); };
-        if (text_of("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o))
+        if (text_of("outcome") && outcome_from_wire(j["outcome"].get<std::string>(), &o)) {
           sink(o, text_of("agreement") ? j["agreement"].get<std::string>() : "");
+          return;
+        }
+        o = Outcome();
+        o.r.scenario = chosen[i]->name;
+        o.r.variant = "kernel";
+        o.r.result = "error";
+        o.r.kind = "unreadable outcome";
+        o.r.message = "the contained child handed over no readable outcome for " + chosen[i]->name +
+                      " (did the checked code write on its pipe?)";
+        o.expected = "verified";
+        sink(o, "");
       },
       [&](size_t n) {
         if (a.quiet || !a.replay_state.empty()) return;  // a replay: one run, no progress to show
