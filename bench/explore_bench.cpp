@@ -1,9 +1,10 @@
 // explore_bench [RUNS] [SCENARIO...]: time each scenario's exploration under its own search
 // (and the unbatched baseline where there is one), RUNS times (default 5), and print the median
 // seconds, the iteration count and iterations per second; for a full search also the reduced
-// search (--reduce) or, for a reduced one, plain full search (within kPlainBudget iterations),
-// and its own search split over two processes (--jobs 2); for a bounded one also the reduced
-// full search (within kReducedBudget). A search stopped by its budget prints `incomplete`. Not a test.
+// search (--reduce) or, for a reduced one, plain full search (within kPlainBudget iterations);
+// for a plain full search also its split over two processes (--jobs 2: a reduced search is not
+// split, verify/cli/cmd_run.cpp); for a bounded one also the reduced full search (within
+// kReducedBudget). A search stopped by its budget prints `incomplete`. Not a test.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -43,10 +44,9 @@ static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
 
 static void bench_all_modes(const Scenario& s, bool unbatched, int runs) {
   bench(s, unbatched, Mode::own, runs);
-  const bool full = s.search == "full" || s.search == "full+reduce";
   if (s.search == "full+reduce") bench(s, unbatched, Mode::plain, runs);
   if (s.search != "full+reduce") bench(s, unbatched, Mode::reduced, runs);
-  if (full) bench(s, unbatched, Mode::jobs2, runs);
+  if (s.search == "full") bench(s, unbatched, Mode::jobs2, runs);
 }
 
 int main(int argc, char** argv) {
