@@ -4,7 +4,6 @@
 // checker (vmaverify with the tree's code linked in) and hands over to it; the checker, which
 // runs this same command, explores.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
@@ -52,8 +51,8 @@ constexpr long long kDefaultKernelBudget = 5000000;
 constexpr long long kSampleShare = 5;
 constexpr int kMaxKernelJobs = 64;
 
-// Scenarios at once: one a core. Each search is single-threaded; a scenario's own search is
-// not split (--jobs of vmaverify run does that), since its reduction pays off in one process.
+// Scenarios at once: one a core. Each search is single-threaded and stays whole: split into
+// shards, a reduced search explores more in each shard than in one process (run --jobs).
 int default_kernel_jobs() { return (int)std::max(1L, std::min(sysconf(_SC_NPROCESSORS_ONLN), (long)kMaxKernelJobs)); }
 
 struct KernelArgs {
