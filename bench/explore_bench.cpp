@@ -2,8 +2,8 @@
 // (and the unbatched baseline where there is one), RUNS times (default 5), and print the median
 // seconds, the iteration count and iterations per second; for a full search also the reduced
 // search (--reduce) or, for a reduced one, plain full search (within kPlainBudget iterations);
-// for a plain full search also its split over two processes (--jobs 2: a reduced search is not
-// split, verify/cli/cmd_run.cpp); for a bounded one also the reduced full search (within
+// for a full search also two processes (--jobs 2: shards for a plain search, work-stealing for a
+// reduced one, verify/cli/cmd_run.cpp); for a bounded one also the reduced full search (within
 // kReducedBudget). A search stopped by its budget prints `incomplete`. Not a test.
 #include <algorithm>
 #include <cstdint>
@@ -30,7 +30,8 @@ static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
     if (mode == Mode::plain) o.budget = kPlainBudget;
     if (mode == Mode::reduced && o.search.str() != s.search) o.budget = kReducedBudget;
     auto t0 = std::chrono::steady_clock::now();  // wall clock: --jobs runs in child processes
-    r = mode == Mode::jobs2 ? run_jobs(s, o, 2) : run_scenario(s, o, true);
+    if (mode == Mode::jobs2 && o.search.reduce) o.steal_jobs = 2;
+    r = mode == Mode::jobs2 && !o.search.reduce ? run_jobs(s, o, 2) : run_scenario(s, o, true);
     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(secs.begin(), secs.end());
@@ -46,7 +47,7 @@ static void bench_all_modes(const Scenario& s, bool unbatched, int runs) {
   bench(s, unbatched, Mode::own, runs);
   if (s.search == "full+reduce") bench(s, unbatched, Mode::plain, runs);
   if (s.search != "full+reduce") bench(s, unbatched, Mode::reduced, runs);
-  if (s.search == "full") bench(s, unbatched, Mode::jobs2, runs);
+  if (s.search == "full" || s.search == "full+reduce") bench(s, unbatched, Mode::jobs2, runs);
 }
 
 int main(int argc, char** argv) {

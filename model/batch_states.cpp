@@ -47,3 +47,5 @@ std::vector<BatchSnapshot> explored_batch_states() {
 }
 
 long dropped_batch_states() { return dropped; }
+
+void note_dropped_batch_states(long n) { dropped += n; }

@@ -15,3 +15,5 @@ void reset_batch_states();
 std::vector<BatchSnapshot> explored_batch_states();
 // States that did not fit in the table (then the spec check is incomplete).
 long dropped_batch_states();
+// Adds states another process of the same search could not keep (work-stealing).
+void note_dropped_batch_states(long n);

@@ -1,8 +1,13 @@
 #include "tests/reduction/program_search.hpp"
 
+#include <unistd.h>
+#include <cstdio>
+#include <cstring>
 #include <ostream>
+#include <vector>
 #include "model/preempt.hpp"
 #include "verify/search/explore.hpp"
+#include "verify/search/work_stealing.hpp"
 // Relacy defines new and delete as macros (its heap during iterations); the std::set below
 // is filled outside iterations only.
 #undef new
@@ -143,6 +148,22 @@ std::string failure_of(rl::test_result_e r) {
   }
 }
 
+// A work-stealing worker's own counts start from zero (its parent counts its own).
+void worker_reset() {
+  g_iterations = 0;
+  exploration::g_foreign_iterations = 0;
+}
+
+// A worker's result as it hands it over: its failure, its iterations, then its outcomes.
+std::string worker_blob(const std::string& failure) {
+  std::string b = failure + '\n';
+  const uint64_t n = g_iterations - exploration::g_foreign_iterations;
+  b.append(reinterpret_cast<const char*>(&n), sizeof n);
+  for (uint64_t s : g_slots)
+    if (s) b.append(reinterpret_cast<const char*>(&s), sizeof s);
+  return b;
+}
+
 template <rl::thread_id_t N>
 rl::test_result_e run(rl::test_params& params) {
   std::string state;
@@ -179,6 +200,9 @@ SearchResult search(const Program& p, const SearchOptions& o) {
     g_cpus.cpu_of[t] = p.cpu_of[t];
     g_cpus.rt[t] = p.rt[t];
   }
+  std::string no_pool;
+  const bool pool = o.reduce && o.jobs > 1 && !o.twins && exploration::work_stealing::begin(o.jobs, &no_pool);
+  exploration::work_stealing::reset_hook = &worker_reset;
   rl::test_result_e r;
   switch (p.threads) {
     case 2: r = run<2>(params); break;
@@ -201,9 +225,25 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   }
   SearchResult res;
   res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
+  if (pool && exploration::work_stealing::is_worker()) exploration::work_stealing::finish_worker(worker_blob(res.failure));
   res.iterations = g_iterations - exploration::g_foreign_iterations;
   for (uint64_t s : g_slots)
     if (s) res.outcomes.insert(s - 1);
+  std::vector<std::string> blobs;
+  std::string lost;
+  if (pool && !exploration::work_stealing::end(&blobs, &lost)) res.failure = "worker lost: " + lost;
+  for (const std::string& b : blobs) {  // the first failure in process order decides, as shards' do
+    const size_t nl = b.find('\n');
+    if (res.failure.empty()) res.failure = b.substr(0, nl);
+    uint64_t n;
+    std::memcpy(&n, b.data() + nl + 1, sizeof n);
+    res.iterations += n;
+    for (size_t at = nl + 1 + sizeof n; at + sizeof n <= b.size(); at += sizeof n) {
+      std::memcpy(&n, b.data() + at, sizeof n);
+      res.outcomes.insert(n - 1);
+    }
+    res.processes++;
+  }
   return res;
 }
 

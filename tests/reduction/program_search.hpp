@@ -14,12 +14,14 @@ struct SearchOptions {
   unsigned shard = 0, shards = 1;
   bool twins = false;     // thread 1 declared thread 0's twin
   uint64_t budget = 0;    // iterations; 0 for none
+  unsigned jobs = 1;      // reduced: processes sharing the search by work-stealing
 };
 
 struct SearchResult {
   std::string failure;    // "" when every iteration passed; else the kind ("deadlock", "data race",
                           // ...), "budget" when the budget ran out, "bad twin" on a twin misuse
   uint64_t iterations = 0;
+  unsigned processes = 1;       // work-stealing: the processes that took part
   std::set<uint64_t> outcomes;  // of the iterations that ended (twins' registers in canonical order)
 };
 

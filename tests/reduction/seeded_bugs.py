@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SOURCES = ["tests/reduction/test_dpor.cpp", "tests/reduction/test_litmus.cpp",
            "tests/reduction/test_random_programs.cpp", "tests/reduction/program.cpp",
            "tests/reduction/program_search.cpp", "verify/search/footprint_types.cpp", "verify/search/search_state.cpp",
+           "verify/search/work_stealing.cpp",
            "tests/reduction/test_preempt.cpp", "tests/reduction/preempt_programs.cpp", "model/preempt.cpp",
            "tests/reduction/test_repeatable.cpp", "tests/reduction/repeatable_programs.cpp", "model/zeroed_atomic.cpp"]
 
@@ -82,12 +83,19 @@ BUGS = {
     "event_set_is_a_read": (T, "if constexpr (A == Access::waitable) return f.add_waitable(object(e, 0), true);",
                             "if constexpr (A == Access::waitable) return f.add_waitable(object(e, 0), false);",
                             "an event's set, reset or wait is read as a read of the event"),
-    "reuse_one_step_too_many": (S, "steps_[reused_].depth_end <= i - 1 &&", "steps_[reused_].depth_end <= i &&",
+    "reuse_one_step_too_many": (S, "while (k < analysed_ && steps_[k].depth_end <= d &&",
+                                "while (k < analysed_ && steps_[k].depth_end <= d + 1 &&",
                                 "the races of the step at the backtrack point are taken as already analysed"),
     "shard_range_off_by_one": (S, "(s + n - lo % n) % n < hi - lo;", "(s + n - lo % n) % n < hi - lo - 1;",
                                "the last slice of a subtree narrower than the shards is no shard's"),
     "enablers_forgotten": (S, "if (now < before) pending_.push_back({i, last});", "",
                            "a wake-up does not order the waker's step before the woken thread's"),
+    # Work-stealing (split, verify/search/work_stealing.cpp).
+    "worker_sleeps_parents_path": (S, "node_[m].done.back().elsewhere = true;", "node_[m].done.back().elsewhere = false;",
+                                   "in a worker, the parent's choices still being explored put their threads to sleep"),
+    "claimed_choices_dropped": (S, "while (nd.shared && next < n.count_ && !claim(i - 1, nd.thread[next])) {",
+                                "while (nd.shared && next < n.count_) {",
+                                "at a node processes share, a new choice is taken as another's, claimed or not"),
     "nondeterminism_unchecked": (S, "if (n.type_ != t || n.count_ != limit || nd.decision != decision) {", "if (false) {",
                                  "a run that does not repeat its recorded choices goes on with the recorded index"),
     # The test of a reversal against the threads asleep at its choice. A guide only orders a new

@@ -1,6 +1,7 @@
 // The reducer tested against plain search on thousands of random programs
 // (tests/reduction/program.hpp): each program is searched plainly, reduced whole, reduced in
 // 2 to 5 shards, and (when its threads 0 and 1 run the same code) with twins, plain and reduced.
+// One in five is also searched reduced by work-stealing in as many processes as it has shards.
 // Every search must end the same way (pass, or fail with the same kind) and reach exactly the
 // outcomes plain search reaches. A difference is printed as a minimal program in the litmus
 // files' text form, with the seed that generated it.
@@ -31,6 +32,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 
 struct Tally {
   uint64_t compared = 0, skipped = 0, twins = 0, bad_twins = 0, failing = 0;
+  uint64_t stolen = 0, split = 0;  // programs searched by work-stealing; those whose search did split
   uint64_t plain_iterations = 0, reduced_iterations = 0;
 };
 
@@ -64,7 +66,7 @@ std::string difference(const Program& p, const char* what, const SearchResult& w
 
 // Every search of p against plain search: the first difference, "" if none. `skip` when plain
 // search did not end within its budget.
-std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip) {
+std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, bool steal) {
   const SearchResult plain = program::search(p, {false, 0, 1, false, kPlainBudget});
   *skip = plain.failure == "budget";
   if (*skip) return "";
@@ -87,6 +89,15 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip) {
   }
   d = difference(p, ("reduced in " + std::to_string(shards) + " shards").c_str(), plain, parts);
   if (!d.empty()) return d;
+  if (steal) {
+    reduced.shard = 0;
+    reduced.shards = 1;
+    reduced.jobs = shards;
+    const SearchResult stolen = program::search(p, reduced);
+    d = difference(p, ("reduced by work-stealing in " + std::to_string(shards) + " processes").c_str(), plain, stolen);
+    if (!d.empty()) return d;
+    if (tally) tally->stolen++, tally->split += stolen.processes > 1;
+  }
   if (tally) {
     tally->plain_iterations += plain.iterations;
     tally->reduced_iterations += whole.iterations;
@@ -107,13 +118,13 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip) {
 }
 
 // Removes operations while the difference stays.
-Program shrink(Program p, unsigned shards) {
+Program shrink(Program p, unsigned shards, bool steal) {
   for (bool smaller = true; smaller;) {
     smaller = false;
     for (unsigned i = 0; i < program::op_count(p); i++) {
       Program q;
       bool skip = false;
-      if (!program::without_op(p, i, &q) || check(q, shards, nullptr, &skip).empty() || skip) continue;
+      if (!program::without_op(p, i, &q) || check(q, shards, nullptr, &skip, steal).empty() || skip) continue;
       p = q;
       smaller = true;
       break;
@@ -131,25 +142,30 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
     const Program p = program::generate(rng, i % 2 == 0, cpus);
     const unsigned shards = 2 + (unsigned)(rng() % 4);
     bool skip = false;
-    const std::string d = check(p, shards, &tally, &skip);
+    const bool steal = !cpus && i % 5 == 0;  // forks cost: one program in five (tasks on CPUs: never split)
+    const std::string d = check(p, shards, &tally, &skip, steal);
     tally.skipped += skip;
     tally.compared += !skip;
     if (d.empty()) continue;
     reported++;
-    const Program small = shrink(p, shards);
+    const Program small = shrink(p, shards, steal);
     bool ignored;
     ADD_FAILURE() << "program " << i << " (VMAVERIFY_RANDOM_SEED=" << seed + i << " VMAVERIFY_RANDOM_PROGRAMS=1), "
                   << shards << " shards:\n"
                   << p.text() << d << "\nminimal program:\n"
-                  << small.text() << check(small, shards, nullptr, &ignored);
+                  << small.text() << check(small, shards, nullptr, &ignored, steal);
   }
   std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
-              "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu\n",
+              "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu; "
+              "%llu searched by work-stealing, %llu of them split\n",
               (unsigned long long)tally.compared, (unsigned long long)tally.failing, (unsigned long long)tally.skipped,
               (unsigned long long)kPlainBudget, (unsigned long long)tally.twins, (unsigned long long)tally.bad_twins,
-              (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations);
+              (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations,
+              (unsigned long long)tally.stolen, (unsigned long long)tally.split);
   if (reported == 0) {
     EXPECT_EQ(tally.compared, count) << "too many programs skipped";
+    // Work-stealing compared only where it split: most programs' searches have work to give.
+    EXPECT_GE(tally.split * 3, tally.stolen) << "too few work-stealing searches split";
   }
 }
 

@@ -41,16 +41,13 @@ int run(const CLI::App& cmd, const RunArgs& a) {
   if ((o.shard_count > 1 || a.jobs > 1 || a.reduce) && o.search.kind != SearchSpec::Kind::full)
     return usage_error("run: --shard, --jobs and --reduce need a full search, not " + o.search.str());
   if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
-  // A reduced search split into shards explores more in each shard than the whole search does
-  // in one process: above the split every thread is explored and no choice sleeps
-  // (verify/search/shard_scheduler.hpp). So --jobs runs it whole, and says so; --shard still
-  // splits it, for a matrix that wants the slices.
-  const bool run_whole = a.jobs > 1 && (o.reduce || o.search.reduce);
-  if (run_whole && !a.quiet)
-    std::fprintf(stderr, "vmaverify: run: --jobs %lld: a reduced search runs in one process (its shards would each "
-                 "explore more than the whole search)\n", a.jobs);
-  RunResult r = a.jobs > 1 && !run_whole ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
-  if (run_whole) r.stats["jobs asked, run in one process (reduced)"] = (long)a.jobs;
+  // A reduced search split into static shards explores more in each shard than the whole search
+  // does in one process (verify/search/shard_scheduler.hpp). So --jobs shares it by
+  // work-stealing instead (verify/search/work_stealing.hpp); --shard still splits it, for a
+  // matrix that wants the slices.
+  const bool stealing = a.jobs > 1 && (o.reduce || o.search.reduce);
+  if (stealing) o.steal_jobs = (unsigned)a.jobs;
+  RunResult r = a.jobs > 1 && !stealing ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
   if (r.result == "error") return usage_error("run: " + r.message);
   std::string minimized;
   if (r.result == "counterexample" && a.minimize_budget > 0) {
@@ -104,8 +101,8 @@ CommandRun define_run(CLI::App& cmd) {
       ->check(CLI::Range(0LL, 999999999999999LL).description(""));
   cmd.add_option("--jobs", a->jobs,
                  "split the full search into N shards, each explored by a local process,\n"
-                 "and merge their results (a reduced search runs in one process: its shards\n"
-                 "would each explore more than the whole). Default: 1")
+                 "and merge their results; a reduced search is shared by N processes by\n"
+                 "work-stealing instead. Default: 1")
       ->type_name("N")
       ->check(CLI::Range(1LL, (long long)kMaxShards).description(""));
   cmd.add_option("--shard", a->shard,

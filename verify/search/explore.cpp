@@ -4,7 +4,9 @@
 #include "model/batch_states.hpp"
 #include "model/mm.hpp"
 #include "model/mutants.hpp"
+#include "verify/checks/all.hpp"
 #include "verify/search/shards.hpp"
+#include "verify/search/work_stealing.hpp"
 #include "verify/report/trace.hpp"
 
 namespace exploration {
@@ -23,6 +25,7 @@ struct State {
   std::chrono::steady_clock::time_point t0, last_report;
   Stat stats[16];
   int nstats = 0;
+  bool pooled = false;  // the budget counts the iterations of every process of a work-stealing pool
 } g;
 
 // Relacy's result, as a failure kind a kernel engineer reads.
@@ -141,7 +144,9 @@ void iteration_begin() {
   // The set-up (constructors, before()) is no thread's step: the first step starts here.
   if (g_history_reader) g_history_reader->skip();
   g.started++;
-  if (g.budget && g.started > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
+  const uint64_t begun = g.pooled ? work_stealing::count_iteration() : g.started;
+  if (g.budget && begun > g.budget) rl::ctx().rl_until("iteration budget reached", RL_INFO);
+  if (g.pooled && work_stealing::stopped()) rl::ctx().rl_until("another process of the search failed", RL_INFO);
   if (g.progress && (g.started & 0xffff) == 0) {
     auto now = std::chrono::steady_clock::now();
     if (now - g.last_report >= std::chrono::seconds(2)) {
@@ -173,6 +178,7 @@ void begin(const Scenario& s, const RunOptions& o) {
   g.progress = o.progress;
   g.t0 = g.last_report = std::chrono::steady_clock::now();
   g.nstats = 0;
+  g.pooled = false;
   // About 2^20 slices in all: the tree splits some 20 binary choices deep, below which the
   // first iterations' paths run on (a leaf above that depth is run by several shards, owned by one).
   // A reduced search explores every thread above the split (verify/search/shard_scheduler.hpp), so
@@ -186,6 +192,100 @@ void begin(const Scenario& s, const RunOptions& o) {
   g_reduction_fallbacks = 0;
   g_blocked_iterations = 0;
   std::fill_n(g_backtracks, kRaceKinds, 0);
+}
+
+namespace {
+history_reader* g_pool_reader = nullptr;
+
+// A new worker counts its own iterations and figures from zero: the first process adds them up.
+void worker_reset() {
+  g.started = 0;
+  g.progress = false;
+  g_foreign_iterations = 0;
+  g_reduction_fallbacks = 0;
+  g_blocked_iterations = 0;
+  std::fill_n(g_backtracks, kRaceKinds, 0);
+  if (g_pool_reader) g_pool_reader->events.formatted = g_pool_reader->events.fields_unlike_text = 0;
+}
+
+// Which result decides when several processes of one search report: the lower rank.
+int precedence(const RunResult& r) {
+  if (r.result == "counterexample") return 0;
+  if (r.result == "error") return 1;
+  if (r.result == "incomplete") return 2;
+  return 3;
+}
+}  // namespace
+
+bool start_work_stealing(unsigned jobs, history_reader* reader, std::string* err) {
+  if (!work_stealing::begin(jobs, err)) return false;
+  g_pool_reader = reader;
+  work_stealing::reset_hook = &worker_reset;
+  g.pooled = true;
+  return true;
+}
+
+std::string worker_blob(const RunResult& r, bool twin_yield) {
+  Outcome o;
+  o.r = r;
+  std::string blob = outcome_wire(o);
+  blob += '\n';
+  blob += twin_yield ? 'Y' : 'N';
+  const long dropped = dropped_batch_states();
+  blob.append(reinterpret_cast<const char*>(&dropped), sizeof dropped);
+  for (const BatchSnapshot& st : explored_batch_states())
+    blob.append(reinterpret_cast<const char*>(&st), sizeof st);
+  return blob;
+}
+
+bool worker_twin_yield(const std::string& blob) {
+  const size_t nl = blob.find('\n');
+  return nl != std::string::npos && nl + 1 < blob.size() && blob[nl + 1] == 'Y';
+}
+
+RunResult merge_workers(RunResult own, const std::vector<std::string>& blobs, const std::string& lost) {
+  std::vector<RunResult> parts{own};
+  std::string unreadable;
+  for (const std::string& b : blobs) {
+    const size_t nl = b.find('\n');
+    Outcome o;
+    const size_t tail = nl == std::string::npos ? 0 : nl + 2 + sizeof(long);
+    if (nl == std::string::npos || b.size() < tail || (b.size() - tail) % sizeof(BatchSnapshot) != 0 ||
+        !outcome_from_wire(b.substr(0, nl), &o)) {
+      unreadable = "a worker process of the search handed over a result that cannot be read";
+      continue;
+    }
+    long dropped;
+    std::memcpy(&dropped, b.data() + nl + 2, sizeof dropped);
+    note_dropped_batch_states(dropped);
+    for (size_t at = tail; at < b.size(); at += sizeof(BatchSnapshot)) {
+      BatchSnapshot st;
+      std::memcpy(&st, b.data() + at, sizeof st);
+      record_batch_state(st);
+    }
+    parts.push_back(std::move(o.r));
+  }
+  const RunResult* verdict = &parts[0];
+  for (const RunResult& p : parts)
+    if (precedence(p) < precedence(*verdict)) verdict = &p;
+  RunResult m = *verdict;
+  m.iterations = 0;
+  m.seconds = own.seconds;
+  m.stats.clear();
+  for (const RunResult& p : parts) {
+    m.iterations += p.iterations;
+    for (const auto& kv : p.stats)  // the reduction's counts add up; a scenario's figures are one search's
+      m.stats[kv.first] = kv.first.rfind("reduction: ", 0) == 0 ? m.stats[kv.first] + kv.second
+                                                                 : std::max(m.stats[kv.first], kv.second);
+  }
+  m.stats["work-stealing: processes"] = (long)parts.size();
+  const std::string problem = !lost.empty() ? lost : unreadable;
+  if (!problem.empty() && m.result != "counterexample") {
+    m.result = "error";
+    m.kind = "worker lost";
+    m.message = problem;
+  }
+  return m;
 }
 
 RunResult twin_misuse_error(const Scenario& s, const RunOptions& o) {

@@ -35,6 +35,21 @@ uint64_t iterations_begun();
 RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::test_result_e r,
                  const std::string& output, const std::string& state, double seconds);
 
+// Work-stealing (verify/search/work_stealing.hpp), the driver's side. Starts the pool for a
+// reduced search asked to run in `jobs` processes; false (the search runs in one process) when
+// it cannot, with *err saying why.
+bool start_work_stealing(unsigned jobs, history_reader* reader, std::string* err);
+// A worker's result, with its explored batch states and whether a task yielded under twins,
+// as the blob it hands to the first process.
+std::string worker_blob(const RunResult& r, bool twin_yield);
+// Whether a worker's blob says a task yielded under twins.
+bool worker_twin_yield(const std::string& blob);
+// The first process's result and its workers' as one search's: the verdict by precedence
+// (counterexample, error, incomplete, verified; this process's first), iterations and the
+// reduction's counts added up, each other figure the largest; the workers' batch states join
+// this process's. `lost` (non-empty) says a worker ended without reporting: an error.
+RunResult merge_workers(RunResult own, const std::vector<std::string>& blobs, const std::string& lost);
+
 // Whether Suite overrides rl::test_suite's invariant(), which Relacy checks at every scheduling
 // point: a check on intermediate states that no trace-equivalence reduction preserves (two runs
 // that differ only in the order of independent steps pass through different states).
@@ -117,6 +132,37 @@ struct cpus_scope {
 // CPU another task holds, so any other would explore runs no kernel has and miss livelocks.
 RunResult cpus_need_full_search(const Scenario& s, const RunOptions& o);
 
+// What one process's search found, as a result: a failing iteration is replayed for its trace.
+template <class Suite>
+RunResult conclude(const Scenario& s, const RunOptions& o, const rl::test_params& p, rl::test_result_e r,
+                   const std::string& state, const std::string& output, double seconds, bool reduced) {
+  rl::ostringstream out;
+  out << output.c_str();
+  const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
+  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
+    // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
+    rl::test_params q = p;
+    q.output_stream = &out;
+    q.output_history = false;
+    q.initial_state = state.c_str();
+    q.collect_history = true;
+    RunOptions replay = o;
+    replay.budget = 1;
+    replay.initial_state = state;
+    replay.progress = false;
+    replay.shard_index = 0, replay.shard_count = 1;  // the state is a whole path from the root
+    begin(s, replay);
+    std::string ignored;
+    call_chains_begin();
+    run_with<Suite>(q, &ignored);
+    call_chains_end();
+    g_foreign_iterations = foreign;  // begin() reset it for the replay
+  }
+  RunResult res = finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
+  if (reduced) add_reduction_figures(&res);
+  return res;
+}
+
 template <class Suite>
 RunResult explore(const Scenario& s, const RunOptions& o) {
   std::string why;
@@ -159,6 +205,11 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   }
   auto t0 = std::chrono::steady_clock::now();
   std::string state;
+  // A reduced search asked to use several processes shares its tree by work-stealing; where the
+  // pool cannot be set up, it runs in one process and says so.
+  std::string no_pool;
+  const bool pool = reduced && o.steal_jobs > 1 && o.initial_state.empty() && !places_tasks_on_cpus<Suite>() &&
+                    start_work_stealing(o.steal_jobs, &reader, &no_pool);
   // A run from a saved state is the one a trace is made of: its call chains are recorded.
   if (!o.initial_state.empty()) call_chains_begin();
   rl::test_result_e r = run_with<Suite>(p, &state);
@@ -169,15 +220,31 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   g_trace_wanted = true;
   g_events_from_text = reader.events.formatted;
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (g_twin_misuse) return twin_misuse_error(s, o);
-  if (g_nondeterminism[0]) return nondeterminism_error(s, o);
-  const bool twin_yield = g_twin_yield;
+  const bool passed = r == rl::test_result_success || r == rl::test_result_until_condition_hit;
+  if (!passed || g_twin_misuse || g_nondeterminism[0]) work_stealing::stop_all();
+  // The first process of a pool waits for its workers (each ends as this one does, below, then
+  // hands its result over instead of returning it).
+  const bool worker = pool && work_stealing::is_worker(), first = pool && !worker;
+  std::vector<std::string> blobs;
+  std::string lost;
+  if (first) work_stealing::end(&blobs, &lost);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bool twin_yield = g_twin_yield;
   g_twin_yield = false;
+  for (const std::string& b : blobs) twin_yield = twin_yield || worker_twin_yield(b);
+  RunResult res = g_twin_misuse ? twin_misuse_error(s, o)
+                  : g_nondeterminism[0] ? nondeterminism_error(s, o)
+                                        : conclude<Suite>(s, o, p, r, state, std::string(out.str().c_str()), seconds, reduced);
+  if (worker) work_stealing::finish_worker(worker_blob(res, twin_yield));
+  if (first) res = merge_workers(std::move(res), blobs, lost);
+  if (!no_pool.empty()) res.stats["work-stealing off: " + no_pool] = 1;
+  // Said in the figures: the search that ran was the plain one.
+  if (asked && !reduced) res.stats["reduction off: invariant() checked at every step"] = 1;
   // A task yielded under twins (shard_scheduler.hpp, g_twin_yield): a failure found stands (it is
   // a run of the program); a pass is void, and the scenario is searched again without twins. (A
   // replayed run is one run of the search that saved it, twins and all.)
-  if (twin_yield && o.initial_state.empty() && (r == rl::test_result_success || r == rl::test_result_until_condition_hit)) {
+  if (twin_yield && o.initial_state.empty() && (res.result == "verified" || res.result == "incomplete") &&
+      !g_twin_misuse && !g_nondeterminism[0] && res.kind != "worker lost") {
     const bool symmetry = g_symmetry;
     g_symmetry = false;
     RunResult again = explore<Suite>(s, o);
@@ -185,32 +252,9 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
     again.stats["symmetry off: a task yields"] = 1;
     return again;
   }
-  const uint64_t started = iterations_begun(), foreign = g_foreign_iterations;
-  if (r != rl::test_result_success && r != rl::test_result_until_condition_hit && (!p.collect_history || reduced)) {
-    // Re-run exactly the failing iteration with history on: Relacy's own replay of a search state.
-    rl::test_params q = p;
-    q.output_stream = &out;
-    q.output_history = false;
-    q.initial_state = state.c_str();
-    q.collect_history = true;
-    RunOptions replay = o;
-    replay.budget = 1;
-    replay.initial_state = state;
-    replay.progress = false;
-    replay.shard_index = 0, replay.shard_count = 1;  // the state is a whole path from the root
-    begin(s, replay);
-    std::string ignored;
-    call_chains_begin();
-    run_with<Suite>(q, &ignored);
-    call_chains_end();
-    g_foreign_iterations = foreign;  // begin() reset it for the replay
-  }
-  RunResult res = finish(s, o, started, r, std::string(out.str().c_str()), state, seconds);
-  if (reduced) add_reduction_figures(&res);
-  // Said in the figures: the search that ran was the plain one.
-  if (asked && !reduced) res.stats["reduction off: invariant() checked at every step"] = 1;
   return res;
 }
+
 
 }  // namespace exploration
 

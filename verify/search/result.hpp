@@ -27,6 +27,7 @@ struct RunOptions {
   unsigned shard_index = 0, shard_count = 1;  // full search: explore shard shard_index of shard_count
   bool reduce = false;        // full search: prune with sleep sets (README, "The reduction")
   bool sharded = false;       // one shard of a search (run --shard, or a --jobs process): say which
+  unsigned steal_jobs = 1;    // reduced full search: processes sharing it by work-stealing (run --jobs)
 };
 
 // One step of a counterexample, from Relacy's execution history, in the model's terms.

@@ -9,6 +9,7 @@
 #include "model/preempt.hpp"
 #include "model/rl_env.hpp"
 #include "verify/search/step_footprint.hpp"
+#include "verify/search/work_stealing.hpp"
 
 namespace exploration {
 
@@ -161,8 +162,14 @@ class shard_scheduler
     if (g_twin_yield) return true;  // the search with twins is void (g_twin_yield)
     for (size_t i = this->stree_.size(); i != 0; --i) {
       auto& n = this->stree_[i - 1];
-      const Node& nd = node_[i - 1];
-      const unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
+      Node& nd = node_[i - 1];
+      unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
+      // Where processes of a work-stealing search share the node, a choice another one claimed
+      // is its to explore (claim).
+      while (nd.shared && next < n.count_ && !claim(i - 1, nd.thread[next])) {
+        nd.explored |= bit(nd.thread[next]);
+        next = next_thread_choice(nd, n.count_);
+      }
       if (next < n.count_) {
         this->stree_.resize(i);
         node_.resize(i);
@@ -171,14 +178,22 @@ class shard_scheduler
         // The next iteration repeats the steps that ended before this node: their races are known.
         // A wait completed below the node may complete differently: its step is analysed again.
         reused_ = 0;
-        while (reused_ < analysed_ && steps_[reused_].depth_end <= i - 1 &&
-               (!steps_[reused_].open_wait ||
-                (steps_[reused_].completed_by != SIZE_MAX && steps_[steps_[reused_].completed_by].depth_end <= i - 1)))
-          reused_++;
+        reused_ = steps_before(i - 1);
+        if (g_reduce && work_stealing::place_free()) split(i - 1);
         return false;
       }
     }
     return true;
+  }
+
+  // The steps of the last iteration that the next one repeats when it leaves the path at node d:
+  // those that ended above it, except a wait completed at or below it (it may complete otherwise).
+  size_t steps_before(size_t d) const {
+    size_t k = 0;
+    while (k < analysed_ && steps_[k].depth_end <= d &&
+           (!steps_[k].open_wait || (steps_[k].completed_by != SIZE_MAX && steps_[steps_[k].completed_by].depth_end <= d)))
+      k++;
+    return k;
   }
 
   // As tree_search_scheduler's: replay the recorded path, else open a node at its first choice.
@@ -318,6 +333,9 @@ class shard_scheduler
   struct Entry {
     rl::thread_id_t thread;
     Footprint touched;
+    // Explored by another process of a work-stealing search, which may still be at it, with a
+    // footprint not known to be the union over all its runs: never a sleeper here (split).
+    bool elsewhere = false;
   };
   typedef typename rl::vector<Entry>::type Entries;
   typedef typename rl::vector<uint8_t>::type Guide;  // threads, one per step, in order
@@ -328,6 +346,7 @@ class shard_scheduler
     bool single = false;     // below a state where every thread was asleep: no alternatives
     bool full = false;       // decision: explore every thread that is not asleep
     bool apart = false;      // decision: no choice explored here puts its thread to sleep (setup_matters)
+    bool shared = false;     // decision: on the path of a work-stealing split: other processes explore here too
     Threads backtrack = 0;   // decision: the threads to explore here (source set)
     Threads explored = 0;    // decision: the threads explored here so far
     rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
@@ -652,7 +671,8 @@ class shard_scheduler
       // sleep would leave to it may lie in another shard's slices, which that shard (exploring
       // in another order, after other races) may leave to this one. So no choice sleeps there.
       if (g_shard.count == 1 || n.range.hi - n.range.lo == 1)
-        for (size_t i = 0; i + 1 < n.done.size(); i++) carried_.push_back(n.done[i]);
+        for (size_t i = 0; i + 1 < n.done.size(); i++)
+          if (!n.done[i].elsewhere) carried_.push_back(n.done[i]);
     } else if (s.chosen == Chosen::forced && !sleep_blocked_ && entries_have(carried_, th)) {
       // The only thread that can run is asleep: as when every thread is asleep at a choice.
       sleep_blocked_ = true;
@@ -992,6 +1012,100 @@ class shard_scheduler
     g_reduction_fallbacks++;
     for (size_t k = 0; k <= i; k++)
       if (steps_[k].chosen == Chosen::decision) node_[steps_[k].node].full = true;
+  }
+
+  // Work-stealing (verify/search/work_stealing.hpp): a worker's place is free and the next
+  // iteration leaves the path at node d. The shallowest thread choice k <= d with threads still
+  // to explore besides the one the path takes there gives them all to a new process, forked
+  // here with this whole state: the worker explores them, this process drops them (marked
+  // explored: a race asking for one of them is answered, by the worker).
+  //
+  // What stays sound (tests/reduction/README.md, "Work-stealing"): a choice is a sleeper only
+  // where its whole subtree was explored by this process, its footprint the union over its runs.
+  // The choices given away never sleep here (they have no entry). In the worker, the path's own
+  // choice at each node up to k is this process's, still being explored: it sleeps nowhere in
+  // the worker. (Even a step with one run is no exception: an object's address, which names it
+  // in a footprint, may differ from run to run, and only the union over the runs of a subtree
+  // has, so far, held each address a later run used.) The first thread choice (which task runs
+  // the set-up) sleeps nowhere once split: setup_matters may wake its sleepers in one process
+  // and not the other.
+  // Races found later at nodes above the split are reversed by whichever process found them
+  // (both may: more work, nothing lost).
+  void split(size_t d) {
+    if (no_reduction_ || g_shard.count != 1 || g_cpus.active) return;
+    for (size_t k = 0; k <= d; k++) {
+      Node& nd = node_[k];
+      auto& sn = this->stree_[k];
+      if (!nd.decision || nd.single) continue;
+      Threads give = 0;
+      for (unsigned j = 0; j < sn.count_; j++) {
+        const Threads t = bit(nd.thread[j]);
+        if (j != sn.index_ && !(nd.explored & t) && (nd.full || (nd.backtrack & t)) && !asleep(nd, nd.thread[j]))
+          give |= t;
+      }
+      if (!give) continue;
+      const pid_t pid = work_stealing::fork_worker();
+      if (pid < 0) return;
+      // The nodes on the way to the split become shared: a choice one process adds there later
+      // is claimed, not explored twice. The worker's choices are claimed for it by its parent
+      // (claimed before the fork, they would be lost if it failed).
+      for (size_t m = 0; m <= k; m++) node_[m].shared = node_[m].decision;
+      if (k == 0) no_sleep_at_root();
+      if (pid > 0) {
+        for (unsigned j = 0; j < sn.count_; j++)
+          if (give & bit(nd.thread[j])) claim(k, nd.thread[j]);
+        nd.explored |= give;
+        return;
+      }
+      become_worker(k, d, give);
+      return;
+    }
+  }
+
+  // In the new worker: explore the threads `give` at node k, nothing else below the path above it.
+  void become_worker(size_t k, size_t d, Threads give) {
+    no_sleep_at_root();
+    for (size_t m = 1; m <= k && m < d; m++) {
+      const rl::thread_id_t th = node_[m].thread[this->stree_[m].index_];
+      if (node_[m].decision && !node_[m].done.empty() && node_[m].done.back().thread == th)
+        node_[m].done.back().elsewhere = true;
+    }
+    Node& nd = node_[k];
+    auto& sn = this->stree_[k];
+    nd.explored |= bit(nd.thread[sn.index_]);  // the path's choice: the parent's
+    nd.explored &= ~give;
+    nd.backtrack |= give;
+    unsigned first = 0;
+    while (!(give & bit(nd.thread[first]))) first++;
+    this->stree_.resize(k + 1);
+    node_.resize(k + 1);
+    sn.index_ = first;
+    guide_node_ = (long)k;
+    reused_ = steps_before(k);
+  }
+
+  // Claims thread th's choice at node m (work_stealing::claim), keyed by the path from the root
+  // to it (each node's choice, options and kind), hashed two ways into 128 bits.
+  bool claim(size_t m, rl::thread_id_t th) {
+    uint64_t a = 1469598103934665603ULL, b = 0x9e3779b97f4a7c15ULL;
+    auto mix = [&](uint64_t v) {
+      a = (a ^ v) * 1099511628211ULL;
+      b = (b ^ v) * 0xff51afd7ed558ccdULL;
+      b ^= b >> 33;
+    };
+    for (size_t i = 0; i < m; i++) {
+      mix(this->stree_[i].index_);
+      mix((uint64_t)this->stree_[i].count_ << 8 | (uint64_t)this->stree_[i].type_);
+    }
+    mix(0xffff0000u | th);
+    return work_stealing::claim(a, b);
+  }
+
+  // The first thread choice puts no choice to sleep, as after setup_matters.
+  void no_sleep_at_root() {
+    if (node_.empty() || !node_[0].decision) return;
+    node_[0].apart = true;
+    for (Entry& e : node_[0].done) e.touched.global = true;
   }
 };
 
