@@ -2,9 +2,10 @@
 // (and the unbatched baseline where there is one), RUNS times (default 5), and print the median
 // seconds, the iteration count and iterations per second; for a full search also the reduced
 // search (--reduce) or, for a reduced one, plain full search (within kPlainBudget iterations);
-// for a full search also two processes (--jobs 2: shards for a plain search, work-stealing for a
-// reduced one, verify/cli/cmd_run.cpp); for a bounded one also the reduced full search (within
-// kReducedBudget). A search stopped by its budget prints `incomplete`. Not a test.
+// for a full search also two processes (shards, --jobs 2, for a plain one; work-stealing,
+// --jobs 2 --steal, for a reduced one: verify/cli/cmd_run.cpp); for a bounded one also the
+// reduced full search (within kReducedBudget). A search stopped by its budget prints
+// `incomplete`. Not a test.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -36,7 +37,7 @@ static void bench(const Scenario& s, bool unbatched, Mode mode, int runs) {
   }
   std::sort(secs.begin(), secs.end());
   double median = secs[secs.size() / 2];
-  const char* how = mode == Mode::own ? "" : mode == Mode::plain ? " plain" : mode == Mode::reduced ? " reduce" : " jobs 2";
+  const char* how = mode == Mode::own ? "" : mode == Mode::plain ? " plain" : mode == Mode::reduced ? " reduce" : " jobs 2";  // with --steal on a reduced search
   std::printf("%-28s %-9s %-8s%-7s %-10s %12llu %10.3f %12.0f\n", s.name.c_str(), unbatched ? "unbatched" : "batched",
               r.search.c_str(), how, r.result.c_str(), (unsigned long long)r.iterations, median,
               median > 0 ? r.iterations / median : 0.0);

@@ -1,8 +1,8 @@
 // The litmus files (tests/reduction/litmus/, one program a file, as the kernel's
 // tools/memory-model/litmus-tests): each names the exact set of outcomes its program has under
-// Relacy's memory model, or the one way it fails. Plain search, the reduced search whole and in
-// two and in three shards, and (for a file that says "twins") both searches with twins must each
-// reach exactly that set.
+// Relacy's memory model, or the one way it fails. Plain search, the reduced search whole, in
+// two and in three shards and by work-stealing in 2, 3 and 4 processes, and (for a file that says
+// "twins") both searches with twins must each reach exactly that set.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <filesystem>
@@ -57,6 +57,17 @@ TEST_P(Litmus, EverySearchReachesExactlyTheExpectedOutcomes) {
     EXPECT_EQ(got, expected) << GetParam() << ", " << s.first << ": reached" << listed(got) << "\nexpected"
                              << listed(expected);
   }
+  // Work-stealing: where the splits fall depends on timing, so each count of processes runs a
+  // few times; each run, whole, must reach exactly the expected set.
+  for (unsigned jobs : {2u, 3u, 4u})
+    for (int run = 0; run < 3; run++) {
+      program::SearchOptions o;
+      o.reduce = true;
+      o.jobs = jobs;
+      const std::set<std::string> got = seen(p, program::search(p, o));
+      EXPECT_EQ(got, expected) << GetParam() << ", work-stealing in " << jobs << " processes: reached" << listed(got)
+                               << "\nexpected" << listed(expected);
+    }
   for (unsigned n : {2u, 3u}) {  // a split's holes depend on where it falls
     std::set<std::string> shards;
     for (unsigned i = 0; i < n; i++) {

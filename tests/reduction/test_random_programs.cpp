@@ -1,7 +1,7 @@
 // The reducer tested against plain search on thousands of random programs
 // (tests/reduction/program.hpp): each program is searched plainly, reduced whole, reduced in
 // 2 to 5 shards, and (when its threads 0 and 1 run the same code) with twins, plain and reduced.
-// One in five is also searched reduced by work-stealing in as many processes as it has shards.
+// One in 20 is also searched reduced by work-stealing in as many processes as it has shards.
 // Every search must end the same way (pass, or fail with the same kind) and reach exactly the
 // outcomes plain search reaches. A difference is printed as a minimal program in the litmus
 // files' text form, with the seed that generated it.
@@ -142,7 +142,7 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
     const Program p = program::generate(rng, i % 2 == 0, cpus);
     const unsigned shards = 2 + (unsigned)(rng() % 4);
     bool skip = false;
-    const bool steal = !cpus && i % 5 == 0;  // forks cost: one program in five (tasks on CPUs: never split)
+    const bool steal = !cpus && i % 20 == 0;  // forks cost: one program in 20 (tasks on CPUs: never split)
     const std::string d = check(p, shards, &tally, &skip, steal);
     tally.skipped += skip;
     tally.compared += !skip;

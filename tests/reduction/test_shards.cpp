@@ -163,11 +163,19 @@ TEST(Shards, JobsShardAndMergeCommands) {
     return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
   };
   EXPECT_EQ(iterations(jobs.out), iterations(whole.out));
-  // A reduced search: --jobs shares it by work-stealing (the processes that took part in the
+  // A reduced search: --jobs runs it in one process (its shards would each explore more than the
+  // whole), and says so. --steal shares it by work-stealing (the processes that took part in the
   // figures), with the verdict of one process, with and without a mutant. Its shards (--shard)
   // reach the whole search's verdict.
+  BinaryRun reduced = run_vmaverify("run rwsem_reader_writer --jobs 2 --reduce --json");
+  EXPECT_EQ(reduced.status, 0) << reduced.err;
+  EXPECT_NE(reduced.err.find("--jobs 2: a reduced search runs in one process"), std::string::npos) << reduced.err;
+  EXPECT_NE(reduced.out.find("\"jobs asked, run in one process (reduced)\":2"), std::string::npos) << reduced.out;
+  EXPECT_EQ(iterations(reduced.out), iterations(run_vmaverify("run rwsem_reader_writer --reduce --json --quiet").out));
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --reduce --steal"), "--steal without --jobs");
+  expect_usage_error(run_vmaverify("run rwsem_reader_writer --search full --jobs 2 --steal"), "--steal on a plain search");
   for (const char* mutant : {"none", "up_read_no_wake"}) {
-    BinaryRun stolen = run_vmaverify("run rwsem_readers_writer --jobs 3 --reduce --json --quiet --mutant " + std::string(mutant));
+    BinaryRun stolen = run_vmaverify("run rwsem_readers_writer --jobs 3 --steal --reduce --json --quiet --mutant " + std::string(mutant));
     BinaryRun one = run_vmaverify("run rwsem_readers_writer --reduce --json --quiet --mutant " + std::string(mutant));
     EXPECT_EQ(stolen.status, one.status) << stolen.out << stolen.err;
     EXPECT_EQ(stolen.status, std::string(mutant) == "none" ? 0 : 1) << stolen.out << stolen.err;

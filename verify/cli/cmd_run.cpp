@@ -21,6 +21,7 @@ struct RunArgs {
   long long budget = 0;  // signed, so that CLI11 rejects "-1" instead of wrapping it
   long long minimize_budget = kDefaultMinimizeBudget;
   long long jobs = 1;
+  bool steal = false;
   bool unbatched = false, json = false, quiet = false, raw = false, chains = false, reduce = false;
 };
 
@@ -42,12 +43,19 @@ int run(const CLI::App& cmd, const RunArgs& a) {
     return usage_error("run: --shard, --jobs and --reduce need a full search, not " + o.search.str());
   if (cmd.count("--shard") && cmd.count("--jobs")) return usage_error("run: --shard and --jobs exclude each other");
   // A reduced search split into static shards explores more in each shard than the whole search
-  // does in one process (verify/search/shard_scheduler.hpp). So --jobs shares it by
-  // work-stealing instead (verify/search/work_stealing.hpp); --shard still splits it, for a
-  // matrix that wants the slices.
-  const bool stealing = a.jobs > 1 && (o.reduce || o.search.reduce);
-  if (stealing) o.steal_jobs = (unsigned)a.jobs;
-  RunResult r = a.jobs > 1 && !stealing ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
+  // does in one process (verify/search/shard_scheduler.hpp). So --jobs runs it whole, and says
+  // so, unless --steal asks for work-stealing (verify/search/work_stealing.hpp), which gives the
+  // same verdict but today explores more in all than one process (bench/README.md); --shard
+  // still splits it, for a matrix that wants the slices.
+  const bool reduced = o.reduce || o.search.reduce;
+  const bool run_whole = a.jobs > 1 && reduced && !a.steal;
+  if (a.steal && (a.jobs < 2 || !reduced)) return usage_error("run: --steal needs --jobs N (N > 1) and a reduced search");
+  if (run_whole && !a.quiet)
+    std::fprintf(stderr, "vmaverify: run: --jobs %lld: a reduced search runs in one process (its shards would each "
+                 "explore more than the whole search; --steal shares it by work-stealing)\n", a.jobs);
+  if (a.steal) o.steal_jobs = (unsigned)a.jobs;
+  RunResult r = a.jobs > 1 && !reduced ? run_jobs(*s, o, (unsigned)a.jobs) : run_scenario(*s, o, true);
+  if (run_whole) r.stats["jobs asked, run in one process (reduced)"] = (long)a.jobs;
   if (r.result == "error") return usage_error("run: " + r.message);
   std::string minimized;
   if (r.result == "counterexample" && a.minimize_budget > 0) {
@@ -101,10 +109,13 @@ CommandRun define_run(CLI::App& cmd) {
       ->check(CLI::Range(0LL, 999999999999999LL).description(""));
   cmd.add_option("--jobs", a->jobs,
                  "split the full search into N shards, each explored by a local process,\n"
-                 "and merge their results; a reduced search is shared by N processes by\n"
-                 "work-stealing instead. Default: 1")
+                 "and merge their results (a reduced search runs in one process: its shards\n"
+                 "would each explore more than the whole; see --steal). Default: 1")
       ->type_name("N")
       ->check(CLI::Range(1LL, (long long)kMaxShards).description(""));
+  cmd.add_flag("--steal", a->steal,
+               "with --jobs N on a reduced search: share it among N processes by work-stealing\n"
+               "(the same verdict; today more iterations in all than one process)");
   cmd.add_option("--shard", a->shard,
                  "explore only shard I of N of the full search (0 <= I < N <= 4096);\n"
                  "vmaverify merge combines the N results")

@@ -897,6 +897,14 @@ class shard_scheduler
     if (si.chosen == Chosen::forced) return fall_back(i);  // no other thread could run there
     Node& n = node_[si.node];
     if (n.single || (initials & (n.backtrack | n.explored))) return;
+    // At a node processes of a work-stealing search share: an initial another one claimed
+    // there is explored by it, which answers the race as one in the backtrack set here would.
+    if (n.shared)
+      for (rl::thread_id_t t = 0; t < thread_count; t++)
+        if ((initials & bit(t)) && is_claimed(si.node, t)) {
+          n.explored |= bit(t);
+          return;
+        }
     // A thread asleep at the node that starts v: every run v starts is equivalent to one that
     // starts with that thread's step (it commutes to the front), which the sleeper covers.
     // Source-DPOR may add any initial, an asleep one too, which explores nothing.
@@ -1086,7 +1094,10 @@ class shard_scheduler
 
   // Claims thread th's choice at node m (work_stealing::claim), keyed by the path from the root
   // to it (each node's choice, options and kind), hashed two ways into 128 bits.
-  bool claim(size_t m, rl::thread_id_t th) {
+  bool claim(size_t m, rl::thread_id_t th) { return claim_key(m, th, true); }
+  bool is_claimed(size_t m, rl::thread_id_t th) { return !claim_key(m, th, false); }
+  // claim (insert) or look up: whether this process may explore the choice (not claimed before).
+  bool claim_key(size_t m, rl::thread_id_t th, bool insert) {
     uint64_t a = 1469598103934665603ULL, b = 0x9e3779b97f4a7c15ULL;
     auto mix = [&](uint64_t v) {
       a = (a ^ v) * 1099511628211ULL;
@@ -1098,7 +1109,7 @@ class shard_scheduler
       mix((uint64_t)this->stree_[i].count_ << 8 | (uint64_t)this->stree_[i].type_);
     }
     mix(0xffff0000u | th);
-    return work_stealing::claim(a, b);
+    return insert ? work_stealing::claim(a, b) : !work_stealing::claimed(a, b);
   }
 
   // The first thread choice puts no choice to sleep, as after setup_matters.

@@ -142,30 +142,34 @@ pid_t fork_worker() {
   return 0;
 }
 
-bool claim(uint64_t a, uint64_t b) {
-  if (!g_shared) return true;
+namespace {
+// Looks (a, b) up, and inserts it when `insert`: whether it was there before.
+bool claim_table(uint64_t a, uint64_t b, bool insert) {
   if (a == 0 && b == 0) a = 1;
   while (g_shared->lock.test_and_set(std::memory_order_acquire)) {
   }
-  bool mine = true;
-  if (g_shared->claimed < kClaims / 2) {
-    size_t i = (size_t)(a ^ (b >> 7)) & (kClaims - 1);
-    for (;; i = (i + 1) & (kClaims - 1)) {
-      uint64_t* k = g_shared->keys[i];
-      if (k[0] == a && k[1] == b) {
-        mine = false;
-        break;
-      }
-      if (k[0] == 0 && k[1] == 0) {
-        k[0] = a, k[1] = b;
-        g_shared->claimed++;
-        break;
-      }
+  bool found = false;
+  size_t i = (size_t)(a ^ (b >> 7)) & (kClaims - 1);
+  for (;; i = (i + 1) & (kClaims - 1)) {
+    uint64_t* k = g_shared->keys[i];
+    if (k[0] == a && k[1] == b) {
+      found = true;
+      break;
+    }
+    if (k[0] == 0 && k[1] == 0) {
+      // Half full: no more entries, so that probing stays short; a choice not recorded is
+      // then explored by whoever takes it (twice at worst).
+      if (insert && g_shared->claimed < kClaims / 2) k[0] = a, k[1] = b, g_shared->claimed++;
+      break;
     }
   }
   g_shared->lock.clear(std::memory_order_release);
-  return mine;
+  return found;
 }
+}  // namespace
+
+bool claim(uint64_t a, uint64_t b) { return !g_shared || !claim_table(a, b, true); }
+bool claimed(uint64_t a, uint64_t b) { return g_shared && claim_table(a, b, false); }
 
 uint64_t count_iteration() { return g_shared ? ++g_shared->iterations : 0; }
 void stop_all() {

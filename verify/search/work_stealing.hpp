@@ -1,4 +1,4 @@
-// Work-stealing for a reduced full search (`run --jobs N`): the search starts in one process;
+// Work-stealing for a reduced full search (`run --jobs N --steal`): the search starts in one process;
 // whenever a worker's place is free, a process that still has unexplored choices forks, and the
 // new process (a worker) takes some of them, the shallowest, while the old one drops them
 // (shard_scheduler.hpp, split). A fork copies the whole search state, so a worker goes on from
@@ -46,6 +46,8 @@ uint64_t splits();
 // that subtree; here the choice counts as explored). A full table answers true: the subtree may
 // then be explored twice, never not at all.
 bool claim(uint64_t a, uint64_t b);
+// Whether some process claimed it (claim), without claiming it.
+bool claimed(uint64_t a, uint64_t b);
 
 // A worker's end: its place is freed, its blob handed to the first process, its own workers
 // waited for; then it exits. Never returns.
