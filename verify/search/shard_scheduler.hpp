@@ -177,7 +177,6 @@ class shard_scheduler
         guide_node_ = nd.decision ? (long)(i - 1) : -1;
         // The next iteration repeats the steps that ended before this node: their races are known.
         // A wait completed below the node may complete differently: its step is analysed again.
-        reused_ = 0;
         reused_ = steps_before(i - 1);
         if (g_reduce && work_stealing::place_free()) split(i - 1);
         return false;
@@ -613,11 +612,15 @@ class shard_scheduler
   // backtrack set (or any, above the shard split), not asleep; count if none.
   static unsigned next_thread_choice(const Node& n, unsigned count) {
     if (n.single) return count;
-    for (unsigned j = next_own(n.range, count, 0); j < count; j = next_own(n.range, count, j + 1)) {
-      const Threads t = bit(n.thread[j]);
-      if (!(n.explored & t) && (n.full || (n.backtrack & t)) && !asleep(n, n.thread[j])) return j;
-    }
+    for (unsigned j = next_own(n.range, count, 0); j < count; j = next_own(n.range, count, j + 1))
+      if (to_explore(n, j)) return j;
     return count;
+  }
+  // Choice j of a thread choice is still to explore: not explored, in the backtrack set (or any,
+  // above the shard split), not asleep.
+  static bool to_explore(const Node& n, unsigned j) {
+    const Threads t = bit(n.thread[j]);
+    return !(n.explored & t) && (n.full || (n.backtrack & t)) && !asleep(n, n.thread[j]);
   }
 
   // The first child index >= from whose subtree is (also) this shard's; count if none.
@@ -985,9 +988,10 @@ class shard_scheduler
   }
 
   void setup_matters() {
-    if (node_.empty() || !node_[0].decision || node_[0].apart) return;
-    node_[0].full = node_[0].apart = true;
-    for (Entry& e : node_[0].done) e.touched.global = true;
+    // (A split may have made the node apart already: every thread must still be chosen first.)
+    if (node_.empty() || !node_[0].decision || (node_[0].full && node_[0].apart)) return;
+    node_[0].full = true;
+    no_sleep_at_root();
   }
 
   // The exploration below a node chosen from its backtrack set follows that thread's guide.
@@ -1038,7 +1042,7 @@ class shard_scheduler
   // the set-up) sleeps nowhere once split: setup_matters may wake its sleepers in one process
   // and not the other.
   // Races found later at nodes above the split are reversed by whichever process found them
-  // (both may: more work, nothing lost).
+  // first: a thread added there is claimed, and one another process claimed answers the race.
   void split(size_t d) {
     if (no_reduction_ || g_shard.count != 1 || g_cpus.active) return;
     for (size_t k = 0; k <= d; k++) {
@@ -1046,11 +1050,8 @@ class shard_scheduler
       auto& sn = this->stree_[k];
       if (!nd.decision || nd.single) continue;
       Threads give = 0;
-      for (unsigned j = 0; j < sn.count_; j++) {
-        const Threads t = bit(nd.thread[j]);
-        if (j != sn.index_ && !(nd.explored & t) && (nd.full || (nd.backtrack & t)) && !asleep(nd, nd.thread[j]))
-          give |= t;
-      }
+      for (unsigned j = 0; j < sn.count_; j++)
+        if (j != sn.index_ && to_explore(nd, j)) give |= bit(nd.thread[j]);
       if (!give) continue;
       const pid_t pid = work_stealing::fork_worker();
       if (pid < 0) return;
