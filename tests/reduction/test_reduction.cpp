@@ -126,7 +126,7 @@ TEST(Reduction, CounterexampleCarriesAReplayableState) {
 // A reduced search reports its own figures (the first counts asked for to compare classes with
 // other checkers'): its sleep-set blocked iterations and the backtrack points each kind of race
 // added. A plain search has none.
-TEST(Reduction, ReportsItsBlockedIterationsAndBacktracksByRaceKind) {
+TEST(Reduction, ReportsItsBlockedIterationsBacktracksByRaceKindAndLoadFloors) {
   const Explored reduced = explore(*find_scenario("rwsem_readers_writer"), true);
   ASSERT_EQ(reduced.r.result, "verified") << reduced.r.message;
   long backtracks = 0;
@@ -139,6 +139,11 @@ TEST(Reduction, ReportsItsBlockedIterationsAndBacktracksByRaceKind) {
   EXPECT_GT(reduced.r.stats.at("reduction: backtracks from read/write races"), 0);
   ASSERT_EQ(reduced.r.stats.count("reduction: blocked iterations"), 1u);
   EXPECT_LT(reduced.r.stats.at("reduction: blocked iterations"), (long)reduced.r.iterations);
+  // The load floor (tests/reduction/README.md) kept loads to the newest store, and every step it
+  // pruned in was the sleeper's one load.
+  ASSERT_EQ(reduced.r.stats.count("reduction: loads kept to the newest store"), 1u);
+  EXPECT_GT(reduced.r.stats.at("reduction: loads kept to the newest store"), 0);
+  EXPECT_EQ(reduced.r.stats.count("reduction: load floors dropped"), 0u);
   const Explored plain = explore(*find_scenario("rwsem_two_writers"), false);
   for (const auto& kv : plain.r.stats) EXPECT_NE(kv.first.rfind("reduction: ", 0), 0u) << kv.first;
 }

@@ -51,6 +51,11 @@ extern uint64_t g_reduction_fallbacks;
 enum RaceKind { race_read_write, race_write_write, race_fence_order, race_lock_order, race_global_step, kRaceKinds };
 extern uint64_t g_blocked_iterations;
 extern uint64_t g_backtracks[kRaceKinds];
+// The load floor's figures: loads whose older store was not explored; floors dropped because the
+// step was not the sleeper's one load (none so far: check_load_floor).
+extern uint64_t g_floor_loads, g_floor_unkept;
+// The store sleepers' rule's figure: sleepers a load of the newest store left asleep.
+extern uint64_t g_store_sleepers_kept;
 extern history_reader* g_history_reader;
 // Events of the last reduced search read from their printed text: of a type not in
 // verify/search/footprint_types.cpp (the same footprint, slower).
@@ -130,6 +135,11 @@ class shard_scheduler
     for (rl::thread_id_t t = 0; t < thread_count; t++) twins_ = twins_ || g_twin_of[t] >= 0;
     blocked_at_ = SIZE_MAX;
     carried_.clear();
+    std::fill_n(floor_, thread_count, 0);
+    floor_object_ = 0;
+    floor_node_ = -1;
+    std::fill_n(seen_yield_, thread_count, 0);
+    std::fill_n(last_yield_step_, thread_count, SIZE_MAX);
     follow_.clear();
     follow_pos_ = 0;
     no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
@@ -239,6 +249,7 @@ class shard_scheduler
         }
         if (first < limit) node.backtrack |= bit(node.thread[first]);
       } else {
+        if (t == rl::sched_type_atomic_load) load_floor(node, depth, limit);
         first = next_choice(node, limit, 0);
       }
       RL_VERIFY(first < limit);  // the children's ranges cover r, which has a slice of this shard
@@ -346,6 +357,7 @@ class shard_scheduler
     bool full = false;       // decision: explore every thread that is not asleep
     bool apart = false;      // decision: no choice explored here puts its thread to sleep (setup_matters)
     bool shared = false;     // decision: on the path of a work-stealing split: other processes explore here too
+    bool newest_only = false;  // a load's choice: only the newest store is explored (the load floor)
     Threads backtrack = 0;   // decision: the threads to explore here (source set)
     Threads explored = 0;    // decision: the threads explored here so far
     rl::thread_id_t thread[thread_count];  // decision: the thread of each choice
@@ -412,6 +424,16 @@ class shard_scheduler
   // Objects the set-up thread loaded so far; those it had loaded before its last yield.
   typename rl::vector<uintptr_t>::type setup_loaded_, setup_loaded_before_yield_;
   size_t blocked_at_ = SIZE_MAX;  // the first step below a state where every thread was asleep
+  // The load floor (load_floor): per thread, the object whose newest store its next step must
+  // read, 0 for none; the current step's; the node it pruned in the current step, -1 if none.
+  uintptr_t floor_[thread_count];
+  uintptr_t floor_object_ = 0;
+  long floor_node_ = -1;
+  Footprint first_;  // check_load_floor's scratch
+  // Relacy's last_yield_ of each thread as last seen; the last step of each thread that ended
+  // in a yield (a park is one to Relacy), SIZE_MAX for none (note_yield).
+  rl::timestamp_t seen_yield_[thread_count];
+  size_t last_yield_step_[thread_count];
 
   static ShardRange root() { return {0, g_shard.slices}; }
 
@@ -603,6 +625,7 @@ class shard_scheduler
   // The first choice >= from that this shard explores at the node; count if none.
   static unsigned next_choice(const Node& n, unsigned count, unsigned from) {
     if (n.single) return from == 0 ? next_own(n.range, count, 0) : count;
+    if (n.newest_only) return from == 0 ? 0 : count;  // one slice, this shard's (load_floor)
     for (unsigned j = next_own(n.range, count, from); j < count; j = next_own(n.range, count, j + 1))
       if (!n.decision || !asleep(n, n.thread[j])) return j;
     return count;
@@ -663,7 +686,13 @@ class shard_scheduler
         i++;
       }
     s.enablers_end = enablers_.size();
-    if (no_reduction_) carried_.clear();
+    if (no_reduction_) {
+      carried_.clear();
+      std::fill_n(floor_, thread_count, 0);
+    }
+    floor_object_ = floor_[th];  // a floor holds for the thread's next step only
+    floor_[th] = 0;
+    floor_node_ = -1;
     if (s.chosen == Chosen::decision) {
       Node& n = node_[s.node];
       if (n.done.empty() || n.done.back().thread != th) n.done.push_back(Entry{th, Footprint()});
@@ -695,6 +724,7 @@ class shard_scheduler
   void end_step() {
     if (!in_step_) return;
     in_step_ = false;
+    event_reader::last_load.object = 0;
     const bool parked = g_history_reader->read(step_);
     if (g_cpus.active) add_cpu_footprint(steps_.back().thread);
     note_setup_reads(steps_.back().thread);
@@ -712,13 +742,101 @@ class shard_scheduler
     const size_t prev = last_step_of_[s.thread];
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
     last_step_of_[s.thread] = k;
-    // In place, keeping the order: the entries' storage is reused from step to step. A wait
-    // whose object is not known yet may depend on any sleeper that touches a waitable object.
+    note_yield(s, k);
+    const uintptr_t newest = read_of_newest(s);
+    const auto kept_by_load = [&](const Entry& e) { return newest && e.touched.sole_write() == newest; };
+    // A wait whose object is not known yet may depend on any sleeper that touches a waitable object.
     const auto woken = [&](const Entry& e) {
-      return e.thread == s.thread || e.touched.conflicts(step_) ||
+      if (e.thread == s.thread) return true;
+      if (kept_by_load(e)) return false;
+      return e.touched.conflicts(step_) ||
              (s.open_wait && (e.touched.global || e.touched.has_tagged(Footprint::kWaitable)));
     };
+    check_load_floor(s);
+    set_load_floors(s, woken);
+    for (const Entry& e : carried_) g_store_sleepers_kept += e.thread != s.thread && kept_by_load(e);
+    // In place, keeping the order: the entries' storage is reused from step to step.
     carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
+  }
+
+  // The load floor (reads-from classes; tests/reduction/README.md, "The load floor"). A thread
+  // asleep with a step that only loads object x is woken by a step of another thread that stores
+  // to x once (W). If its next step then loads a store older than W (one that was there when it
+  // went to sleep, or the one before it), that load moves back to where the thread fell asleep,
+  // past steps none of which wrote x or touched the thread, with the same clocks and the same
+  // stores to choose from: the run is equivalent to one that starts with the sleeper's step,
+  // which the sleep set says is covered. So that load reads only the newest store: of Relacy's
+  // two choices for a load (thread_info::get_load_index: the newest store, or the one before it),
+  // the second is not explored. A later store to x before the thread's step cancels the floor
+  // (the store before the newest is then W).
+  template <class Woken>
+  void set_load_floors(const Step& s, const Woken& woken) {
+    for (rl::thread_id_t t = 0; t < thread_count; t++)
+      if (floor_[t] && t != s.thread && step_.writes(floor_[t])) floor_[t] = 0;
+    if (s.open_wait || step_.global || step_.rewrote) return;
+    for (const Entry& e : carried_) {
+      if (e.thread == s.thread || !woken(e)) continue;
+      const uintptr_t x = e.touched.sole_read();
+      if (x && step_.writes(x)) floor_[e.thread] = x;
+    }
+  }
+  // A new choice of which store a load reads, in the step of a thread with a floor: only the
+  // newest, if it is the step's own operation, the first to log anything (a load without a
+  // choice may come first, then the test's after() with its own loads), and in one slice (a
+  // shard's split needs every child).
+  void load_floor(Node& node, size_t depth, unsigned limit) {
+    if (!floor_object_ || floor_node_ >= 0 || !g_history_reader->nothing_new() || node.single || limit != 2 ||
+        node.range.hi - node.range.lo != 1)
+      return;
+    node.newest_only = true;
+    floor_node_ = (long)depth;
+  }
+  // The step with the pruned load ended: it must be the sleeper's, one load of x (the same
+  // operation, as the thread had not run since), and read only; the test's after() adds its
+  // loads to the run's last step. Otherwise the choice is explored again.
+  void check_load_floor(const Step& s) {
+    if (floor_node_ < 0) return;
+    first_.clear();
+    g_history_reader->first_touch(first_);
+    bool reads_only = !step_.global && !s.open_wait;
+    for (uintptr_t o : step_.objects) reads_only = reads_only && !(o & 1);
+    if (reads_only && first_.sole_read() == floor_object_) g_floor_loads++;
+    else node_[floor_node_].newest_only = false, g_floor_unkept++;
+    floor_node_ = -1;
+  }
+
+  // Step k just ended: whether Relacy counted a yield at its end (context::schedule sets the
+  // thread's last_yield_ before it enters this scheduler; a park is a yield there).
+  void note_yield(const Step& s, size_t k) {
+    const rl::thread_info_base* t = rl::ctx().threadx_;
+    if (!t || t->index_ != s.thread || t->last_yield_ == seen_yield_[s.thread]) return;
+    seen_yield_[s.thread] = t->last_yield_;
+    last_yield_step_[s.thread] = k;
+  }
+
+  // The store sleepers' rule (tests/reduction/README.md, "Store sleepers"). A thread asleep with a step that only
+  // stores to (or read-modify-writes) atomic x is not woken by a step of another thread that
+  // only loads x, read its newest store, and could have read the store before it had the
+  // sleeper's store come first (Relacy's full search lets a load read one store back:
+  // thread_info::get_load_index). The run with the sleeper's store moved back to where it fell
+  // asleep, that load reading one store back, is the same run: the sleeper covers it. Relacy
+  // lets the load go back unless both are seq_cst (a seq_cst load does not read behind a seq_cst
+  // store: the load must not be one), unless the loading thread saw the older store before its
+  // last yield (here: it touched x in a step up to its last yield, or ran the set-up and
+  // yielded), or unless it knew of the sleeper's store (it cannot: the sleeper has not run since).
+  // Returns x, or 0 when the step is no such load.
+  uintptr_t read_of_newest(const Step& s) const {
+    const event_reader::Load& load = event_reader::last_load;
+    if (!load.object || load.stale || load.seq_cst || s.open_wait || step_.global) return 0;
+    if (step_.sole_read() != load.object) return 0;
+    const size_t y = last_yield_step_[s.thread];
+    if (y == SIZE_MAX) return load.object;
+    if (s.thread == setup_thread_) return 0;
+    for (size_t k = 0; k <= y && k < steps_.size(); k++)
+      if (steps_[k].thread == s.thread)
+        for (size_t x = steps_[k].objects_begin; x < steps_[k].objects_end; x++)
+          if (pool_[x] >> 1 == load.object) return 0;
+    return load.object;
   }
 
   // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was

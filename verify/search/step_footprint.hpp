@@ -11,12 +11,25 @@
 
 namespace exploration {
 
+// Pseudo-objects for effects Relacy keeps outside any one object.
+constexpr uintptr_t kSeqCstOrder = 1;  // seq_cst fences order against each other (seq_cst_fence_order_)
+constexpr uintptr_t kHeap = 2;         // Relacy's heap: which block an allocation gets depends on the order
+// Tasks on CPUs (model/preempt.hpp), for CPU c and task t (both below 32): which task holds CPU c
+// (kCpuCurr + c); whether its holder keeps the CPU's other tasks off it, a lock (kCpuExclusive + c,
+// read and written as a mutex's pseudo-objects are: README, "Locks"); whether task t runs on its
+// CPU (kOnCpu + t).
+constexpr uintptr_t kCpuCurr = 16, kCpuExclusive = 48, kOnCpu = 80;
+constexpr uintptr_t kPseudoObjectsEnd = 128;  // no object of the program's lies below
+
 // The objects one step touched: address and whether it wrote. `global` when the step did
 // something whose effect is not tied to one object (a yield, an event too long to read): it
 // conflicts with every step.
 struct Footprint {
   typename rl::vector<uintptr_t>::type objects;  // address << 1 | wrote, with the tags below
   bool global = false;
+  // Some object was written by two events (added twice as written): in a step's own footprint,
+  // two stores to one object (the reduction's load floor, shard_scheduler.hpp, needs at most one).
+  bool rewrote = false;
 
   // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
   // read by an attempt that blocks. Its release: written by an unlock, read by the next lock; a
@@ -39,12 +52,13 @@ struct Footprint {
 
   void clear() {
     objects.clear();
-    global = false;
+    global = rewrote = false;
   }
   void add(uintptr_t address, bool wrote) {
     const uintptr_t key = address << 1 | (wrote ? 1 : 0);
     for (uintptr_t& o : objects)
       if (o >> 1 == address) {
+        rewrote = rewrote || (wrote && (o & 1));
         o |= key;
         return;
       }
@@ -53,6 +67,27 @@ struct Footprint {
   void merge(const Footprint& f) {
     global = global || f.global;
     for (uintptr_t o : f.objects) add(o >> 1, o & 1);
+  }
+  // The object of a footprint that is one plain read of one object (an atomic's or a variable's,
+  // no pseudo-object, no tag); 0 if it is anything else.
+  uintptr_t sole_read() const {
+    if (global || objects.size() != 1 || (objects[0] & 1)) return 0;
+    const uintptr_t object = objects[0] >> 1;
+    constexpr uintptr_t tags = (kLockOrder | kRelease | kWaitable) >> 1;
+    return (object & tags) || object < kPseudoObjectsEnd ? 0 : object;
+  }
+  // The object of a footprint that is one plain write of one object; 0 if it is anything else.
+  uintptr_t sole_write() const {
+    if (global || objects.size() != 1 || !(objects[0] & 1)) return 0;
+    const uintptr_t object = objects[0] >> 1;
+    constexpr uintptr_t tags = (kLockOrder | kRelease | kWaitable) >> 1;
+    return (object & tags) || object < kPseudoObjectsEnd ? 0 : object;
+  }
+  // Whether it writes the object (untagged address).
+  bool writes(uintptr_t object) const {
+    for (uintptr_t o : objects)
+      if (o >> 1 == object) return o & 1;
+    return false;
   }
   // Two steps conflict (may not commute) when one is global or both touch an object and one writes it.
   bool conflicts(const Footprint& f) const {
@@ -64,15 +99,6 @@ struct Footprint {
   }
 };
 
-// Pseudo-objects for effects Relacy keeps outside any one object.
-constexpr uintptr_t kSeqCstOrder = 1;  // seq_cst fences order against each other (seq_cst_fence_order_)
-constexpr uintptr_t kHeap = 2;         // Relacy's heap: which block an allocation gets depends on the order
-// Tasks on CPUs (model/preempt.hpp), for CPU c and task t (both below 32): which task holds CPU c
-// (kCpuCurr + c); whether its holder keeps the CPU's other tasks off it, a lock (kCpuExclusive + c,
-// read and written as a mutex's pseudo-objects are: README, "Locks"); whether task t runs on its
-// CPU (kOnCpu + t).
-constexpr uintptr_t kCpuCurr = 16, kCpuExclusive = 48, kOnCpu = 80;
-constexpr uintptr_t kPseudoObjectsEnd = 128;  // no object of the program's lies below
 
 // Relacy's record of the run's events (rl::context::history_): reached through the context's
 // own protected member, from a derived class.
@@ -129,6 +155,13 @@ class event_reader {
   bool check_fields = false;        // read known types both ways (a test of the table)
   uint64_t fields_unlike_text = 0;  // events whose two readings differ
   static inline rl::thread_id_t thread_ = 0;  // the thread of the event being read
+  // The last atomic load read from its fields: its object, whether it read a store older than
+  // the newest, whether it was seq_cst (object 0 when cleared).
+  struct Load {
+    uintptr_t object;
+    bool stale, seq_cst;
+  };
+  static inline Load last_load = {0, false, false};
 
   // A mutex event (README, "Locks"): a lock takes the next place in the acquisition order after
   // the last release; an unlock releases, and changes the mutex for any other operation (a
@@ -226,12 +259,23 @@ class history_reader {
   bool read(Footprint& f) {
     const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
     bool parked = false;
+    first_ = next_;
     for (; next_ < e.size(); next_++) {
       events.read(e[next_], f);
       parked = e[next_].output_ == &rl::event_output<rl::park_event>;
     }
     return parked;
   }
+  // What the first event of the last read that touched anything touched: a step's own
+  // operation (Relacy schedules before each), whatever the test's after() added to the run's
+  // last step.
+  void first_touch(Footprint& f) {
+    const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
+    for (size_t k = first_; k < next_ && f.objects.empty() && !f.global; k++) events.read(e[k], f);
+  }
+  // Whether no event was logged since the last read: inside a step, its operation has not
+  // logged its own yet (Relacy logs an operation's event after the choices inside it).
+  bool nothing_new() const { return entries_of(relacy_history::of(rl::ctx())).size() == next_; }
   // Passes over the events logged so far (the set-up, which is no thread's step).
   void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }
   // Relacy's record was cleared.
@@ -240,6 +284,7 @@ class history_reader {
 
  private:
   size_t next_ = 0;
+  size_t first_ = 0;  // the first event of the last read
 };
 
 }  // namespace exploration
