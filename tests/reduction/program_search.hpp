@@ -23,7 +23,6 @@ struct SearchResult {
   uint64_t iterations = 0;
   unsigned processes = 1;       // work-stealing: the processes that took part
   uint64_t floor_loads = 0;     // reduced, one process: loads the load floor kept to the newest store
-  uint64_t store_sleepers = 0;  // reduced, one process: store sleepers a load of the newest store left asleep
   std::set<uint64_t> outcomes;  // of the iterations that ended (twins' registers in canonical order)
 };
 

@@ -33,8 +33,8 @@ S, F, T = "verify/search/shard_scheduler.hpp", "verify/search/step_footprint.hpp
 BUGS = {
     "write_write_only": (S, "((pool_[x] | pool_[y]) & 1)) {", "((pool_[x] & pool_[y]) & 1)) {",
                          "two steps race only if both write (a load never races with a store)"),
-    "sleepers_stay_asleep": (S, "return e.touched.conflicts(step_) ||",
-                             "return false ||",
+    "sleepers_stay_asleep": (S, "return e.thread == s.thread || e.touched.conflicts(step_) ||",
+                             "return e.thread == s.thread ||",
                              "a sleeping thread is not woken by a step it conflicts with"),
     "open_wait_wakes_nobody": (S, "(s.open_wait && (e.touched.global || e.touched.has_tagged(Footprint::kWaitable)));",
                                "false;",
@@ -99,16 +99,6 @@ BUGS = {
     "floor_for_a_step_of_several_objects": (F, "if (global || objects.size() != 1 || (objects[0] & 1)) return 0;",
                                             "if (global || objects.empty() || (objects[0] & 1)) return 0;",
                                             "a sleeper whose step touches several objects gets a load floor on the first"),
-    "store_sleeper_kept_by_a_stale_load": (S, "if (!load.object || load.stale || load.seq_cst ||",
-                                           "if (!load.object || load.seq_cst ||",
-                                           "a load of a store older than the newest leaves a store sleeper asleep"),
-    "store_sleeper_kept_by_a_seq_cst_load": (S, "if (!load.object || load.stale || load.seq_cst ||",
-                                             "if (!load.object || load.stale ||",
-                                             "a seq_cst load of the newest store leaves a store sleeper asleep (it cannot read behind a seq_cst store)"),
-    # Not caught by 2,000 programs: the runs it loses need a thread that loads, after a yield, a
-    # store it saw before it, while a store sleeper is the only way to the order that follows.
-    "store_sleeper_ignores_yields": (S, "    if (y == SIZE_MAX) return load.object;\n", "    return load.object;\n",
-                                     "a load after a yield of a store its thread saw before it leaves a store sleeper asleep"),
     "nondeterminism_unchecked": (S, "if (n.type_ != t || n.count_ != limit || nd.decision != decision) {", "if (false) {",
                                  "a run that does not repeat its recorded choices goes on with the recorded index"),
     # The test of a reversal against the threads asleep at its choice. A guide only orders a new

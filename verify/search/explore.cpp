@@ -192,7 +192,7 @@ void begin(const Scenario& s, const RunOptions& o) {
   g_reduction_fallbacks = 0;
   g_blocked_iterations = 0;
   std::fill_n(g_backtracks, kRaceKinds, 0);
-  g_floor_loads = g_floor_unkept = g_store_sleepers_kept = 0;
+  g_floor_loads = g_floor_unkept = 0;
 }
 
 namespace {
@@ -206,7 +206,7 @@ void worker_reset() {
   g_reduction_fallbacks = 0;
   g_blocked_iterations = 0;
   std::fill_n(g_backtracks, kRaceKinds, 0);
-  g_floor_loads = g_floor_unkept = g_store_sleepers_kept = 0;
+  g_floor_loads = g_floor_unkept = 0;
   if (g_pool_reader) g_pool_reader->events.formatted = g_pool_reader->events.fields_unlike_text = 0;
 }
 
@@ -306,7 +306,6 @@ void add_reduction_figures(RunResult* res) {
     res->stats[std::string("reduction: backtracks from ") + kRaceNames[k] + " races"] = (long)g_backtracks[k];
   res->stats["reduction: loads kept to the newest store"] = (long)g_floor_loads;
   if (g_floor_unkept) res->stats["reduction: load floors dropped"] = (long)g_floor_unkept;
-  res->stats["reduction: store sleepers a load left asleep"] = (long)g_store_sleepers_kept;
 }
 
 RunResult nondeterminism_error(const Scenario& s, const RunOptions& o) {

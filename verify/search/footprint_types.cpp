@@ -45,15 +45,6 @@ void read_object_event(const void* ev, Footprint& f) {
   f.add(object(e, 0), wrote);
 }
 
-// An atomic's load, read as any read, and remembered for the store sleepers' rule
-// (event_reader::last_load, shard_scheduler.hpp's read_of_newest).
-template <class T>
-void read_atomic_load(const void* ev, Footprint& f) {
-  const rl::atomic_load_event<T>& e = *static_cast<const rl::atomic_load_event<T>*>(ev);
-  f.add((uintptr_t)e.var_addr_, false);
-  event_reader::last_load = {(uintptr_t)e.var_addr_, e.not_current_, e.mo_ == rl::mo_seq_cst};
-}
-
 template <class E, Access A>
 void add(event_types& t) {
   t.add(&rl::event_output<E>, &read_object_event<E, A>);
@@ -62,7 +53,7 @@ void add(event_types& t) {
 // rl::atomic<T> (and rl::generic_atomic<T, ...>) and rl::var<T>.
 template <class T>
 void add_instrumented(event_types& t) {
-  t.add(&rl::event_output<rl::atomic_load_event<T>>, &read_atomic_load<T>);
+  add<rl::atomic_load_event<T>, Access::read>(t);
   add<rl::atomic_store_event<T>, Access::write>(t);
   add<rl::atomic_cas_event<T>, Access::write>(t);
   add<rl::atomic_rmw_event<T, typename rl::atomic_add_type<T>::type>, Access::write>(t);

@@ -54,8 +54,6 @@ extern uint64_t g_backtracks[kRaceKinds];
 // The load floor's figures: loads whose older store was not explored; floors dropped because the
 // step was not the sleeper's one load (none so far: check_load_floor).
 extern uint64_t g_floor_loads, g_floor_unkept;
-// The store sleepers' rule's figure: sleepers a load of the newest store left asleep.
-extern uint64_t g_store_sleepers_kept;
 extern history_reader* g_history_reader;
 // Events of the last reduced search read from their printed text: of a type not in
 // verify/search/footprint_types.cpp (the same footprint, slower).
@@ -138,8 +136,6 @@ class shard_scheduler
     std::fill_n(floor_, thread_count, 0);
     floor_object_ = 0;
     floor_node_ = -1;
-    std::fill_n(seen_yield_, thread_count, 0);
-    std::fill_n(last_yield_step_, thread_count, SIZE_MAX);
     follow_.clear();
     follow_pos_ = 0;
     no_reduction_ = !g_reduce || this->total_dynamic_threads_ != 0;
@@ -430,10 +426,6 @@ class shard_scheduler
   uintptr_t floor_object_ = 0;
   long floor_node_ = -1;
   Footprint first_;  // check_load_floor's scratch
-  // Relacy's last_yield_ of each thread as last seen; the last step of each thread that ended
-  // in a yield (a park is one to Relacy), SIZE_MAX for none (note_yield).
-  rl::timestamp_t seen_yield_[thread_count];
-  size_t last_yield_step_[thread_count];
 
   static ShardRange root() { return {0, g_shard.slices}; }
 
@@ -724,7 +716,6 @@ class shard_scheduler
   void end_step() {
     if (!in_step_) return;
     in_step_ = false;
-    event_reader::last_load.object = 0;
     const bool parked = g_history_reader->read(step_);
     if (g_cpus.active) add_cpu_footprint(steps_.back().thread);
     note_setup_reads(steps_.back().thread);
@@ -742,19 +733,13 @@ class shard_scheduler
     const size_t prev = last_step_of_[s.thread];
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
     last_step_of_[s.thread] = k;
-    note_yield(s, k);
-    const uintptr_t newest = read_of_newest(s);
-    const auto kept_by_load = [&](const Entry& e) { return newest && e.touched.sole_write() == newest; };
     // A wait whose object is not known yet may depend on any sleeper that touches a waitable object.
     const auto woken = [&](const Entry& e) {
-      if (e.thread == s.thread) return true;
-      if (kept_by_load(e)) return false;
-      return e.touched.conflicts(step_) ||
+      return e.thread == s.thread || e.touched.conflicts(step_) ||
              (s.open_wait && (e.touched.global || e.touched.has_tagged(Footprint::kWaitable)));
     };
     check_load_floor(s);
     set_load_floors(s, woken);
-    for (const Entry& e : carried_) g_store_sleepers_kept += e.thread != s.thread && kept_by_load(e);
     // In place, keeping the order: the entries' storage is reused from step to step.
     carried_.erase(std::remove_if(carried_.begin(), carried_.end(), woken), carried_.end());
   }
@@ -803,40 +788,6 @@ class shard_scheduler
     if (reads_only && first_.sole_read() == floor_object_) g_floor_loads++;
     else node_[floor_node_].newest_only = false, g_floor_unkept++;
     floor_node_ = -1;
-  }
-
-  // Step k just ended: whether Relacy counted a yield at its end (context::schedule sets the
-  // thread's last_yield_ before it enters this scheduler; a park is a yield there).
-  void note_yield(const Step& s, size_t k) {
-    const rl::thread_info_base* t = rl::ctx().threadx_;
-    if (!t || t->index_ != s.thread || t->last_yield_ == seen_yield_[s.thread]) return;
-    seen_yield_[s.thread] = t->last_yield_;
-    last_yield_step_[s.thread] = k;
-  }
-
-  // The store sleepers' rule (tests/reduction/README.md, "Store sleepers"). A thread asleep with a step that only
-  // stores to (or read-modify-writes) atomic x is not woken by a step of another thread that
-  // only loads x, read its newest store, and could have read the store before it had the
-  // sleeper's store come first (Relacy's full search lets a load read one store back:
-  // thread_info::get_load_index). The run with the sleeper's store moved back to where it fell
-  // asleep, that load reading one store back, is the same run: the sleeper covers it. Relacy
-  // lets the load go back unless both are seq_cst (a seq_cst load does not read behind a seq_cst
-  // store: the load must not be one), unless the loading thread saw the older store before its
-  // last yield (here: it touched x in a step up to its last yield, or ran the set-up and
-  // yielded), or unless it knew of the sleeper's store (it cannot: the sleeper has not run since).
-  // Returns x, or 0 when the step is no such load.
-  uintptr_t read_of_newest(const Step& s) const {
-    const event_reader::Load& load = event_reader::last_load;
-    if (!load.object || load.stale || load.seq_cst || s.open_wait || step_.global) return 0;
-    if (step_.sole_read() != load.object) return 0;
-    const size_t y = last_yield_step_[s.thread];
-    if (y == SIZE_MAX) return load.object;
-    if (s.thread == setup_thread_) return 0;
-    for (size_t k = 0; k <= y && k < steps_.size(); k++)
-      if (steps_[k].thread == s.thread)
-        for (size_t x = steps_[k].objects_begin; x < steps_[k].objects_end; x++)
-          if (pool_[x] >> 1 == load.object) return 0;
-    return load.object;
   }
 
   // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was

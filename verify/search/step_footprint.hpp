@@ -76,13 +76,6 @@ struct Footprint {
     constexpr uintptr_t tags = (kLockOrder | kRelease | kWaitable) >> 1;
     return (object & tags) || object < kPseudoObjectsEnd ? 0 : object;
   }
-  // The object of a footprint that is one plain write of one object; 0 if it is anything else.
-  uintptr_t sole_write() const {
-    if (global || objects.size() != 1 || !(objects[0] & 1)) return 0;
-    const uintptr_t object = objects[0] >> 1;
-    constexpr uintptr_t tags = (kLockOrder | kRelease | kWaitable) >> 1;
-    return (object & tags) || object < kPseudoObjectsEnd ? 0 : object;
-  }
   // Whether it writes the object (untagged address).
   bool writes(uintptr_t object) const {
     for (uintptr_t o : objects)
@@ -155,13 +148,6 @@ class event_reader {
   bool check_fields = false;        // read known types both ways (a test of the table)
   uint64_t fields_unlike_text = 0;  // events whose two readings differ
   static inline rl::thread_id_t thread_ = 0;  // the thread of the event being read
-  // The last atomic load read from its fields: its object, whether it read a store older than
-  // the newest, whether it was seq_cst (object 0 when cleared).
-  struct Load {
-    uintptr_t object;
-    bool stale, seq_cst;
-  };
-  static inline Load last_load = {0, false, false};
 
   // A mutex event (README, "Locks"): a lock takes the next place in the acquisition order after
   // the last release; an unlock releases, and changes the mutex for any other operation (a
