@@ -872,7 +872,7 @@ class shard_scheduler
         // makes no attempt (a mutex's waiter does), so the race of j with a step after i may be
         // one its reversal cannot undo (j's thread could not run there).
         const size_t i = last->second;
-        const uintptr_t object = (k & ~(Footprint::kLockOrder | Footprint::kRelease | Footprint::kWaitable)) >> 1;
+        const uintptr_t object = (k & ~Footprint::kTags) >> 1;
         const bool cpu = object >= kCpuExclusive && object < kCpuExclusive + 32;
         if (j >= from && steps_[i].thread != steps_[j].thread &&
             (cpu || lock_clocks_[j * thread_count + steps_[i].thread] < (long)i))
@@ -1036,7 +1036,7 @@ class shard_scheduler
   // of the steps before it.
   void note_setup_reads(rl::thread_id_t th) {
     for (uintptr_t o : step_.objects) {
-      if (o & (Footprint::kLockOrder | Footprint::kRelease | Footprint::kWaitable)) continue;
+      if (o & Footprint::kTags) continue;
       const uintptr_t object = o >> 1;
       if (object < kPseudoObjectsEnd) continue;  // no load
       if (std::find(rewritten_.begin(), rewritten_.end(), object) != rewritten_.end()) continue;

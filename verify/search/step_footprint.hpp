@@ -29,6 +29,7 @@ struct Footprint {
   bool global = false;
   // Some object was written by two events (added twice as written): in a step's own footprint,
   // two stores to one object (the reduction's load floor, shard_scheduler.hpp, needs at most one).
+  // Defensive: a step is one operation (Relacy schedules before each), so today no step rewrites.
   bool rewrote = false;
 
   // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
@@ -41,6 +42,9 @@ struct Footprint {
   // a parked wait whose object is not known yet may depend on a step only through one of these.
   static constexpr uintptr_t kWaitable = uintptr_t(1) << 59;
   void add_waitable(uintptr_t object, bool wrote) { add(object | kWaitable >> 1, wrote); }
+  // Every tag an object's key may carry: a key without one is an atomic's or a variable's
+  // address, or a pseudo-object's.
+  static constexpr uintptr_t kTags = kLockOrder | kRelease | kWaitable;
   // Whether some object touched carries the tag (kLockOrder, kRelease, kWaitable).
   bool has_tagged(uintptr_t tag) const {
     for (uintptr_t o : objects)
@@ -73,8 +77,7 @@ struct Footprint {
   uintptr_t sole_read() const {
     if (global || objects.size() != 1 || (objects[0] & 1)) return 0;
     const uintptr_t object = objects[0] >> 1;
-    constexpr uintptr_t tags = (kLockOrder | kRelease | kWaitable) >> 1;
-    return (object & tags) || object < kPseudoObjectsEnd ? 0 : object;
+    return (object & kTags >> 1) || object < kPseudoObjectsEnd ? 0 : object;
   }
   // Whether it writes the object (untagged address).
   bool writes(uintptr_t object) const {
@@ -260,7 +263,9 @@ class history_reader {
     for (size_t k = first_; k < next_ && f.objects.empty() && !f.global; k++) events.read(e[k], f);
   }
   // Whether no event was logged since the last read: inside a step, its operation has not
-  // logged its own yet (Relacy logs an operation's event after the choices inside it).
+  // logged its own yet (Relacy logs an operation's event after the choices inside it). The
+  // load floor asks it so that a choice inside the test's after() (logged into the run's last
+  // step) is never pruned; Relacy's after() makes no choices today, so the test only defends.
   bool nothing_new() const { return entries_of(relacy_history::of(rl::ctx())).size() == next_; }
   // Passes over the events logged so far (the set-up, which is no thread's step).
   void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }
