@@ -342,11 +342,25 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
   return true;
 }
 
-Program generate(std::mt19937_64& rng, bool blocking, bool cpus) {
+// One generated step of a fenced program (generate).
+void generate_fenced_step(std::mt19937_64& rng, bool blocking, std::vector<Op>& code) {
+  std::uniform_int_distribution<unsigned> percent(0, 99), two(0, 1);
+  const unsigned r = percent(rng);
+  if (r < 33) {
+    Op f = simple(Kind::fence);
+    f.order = Order::seq_cst;
+    return code.push_back(f);
+  }
+  if (r < 90 || blocking) return code.push_back(atomic_op(rng));
+  const unsigned v = two(rng);
+  return code.push_back(two(rng) ? simple(Kind::write, v, 1 + two(rng)) : simple(Kind::read, v));
+}
+
+Program generate(std::mt19937_64& rng, bool blocking, bool cpus, bool fenced) {
   Program p;
   const unsigned r = std::uniform_int_distribution<unsigned>(0, 99)(rng);
   p.threads = r < 50 ? 2 : r < 85 ? 3 : 4;
-  const unsigned max_steps = p.threads == 2 ? 4 : p.threads == 3 ? 3 : 2;
+  const unsigned max_steps = (p.threads == 2 ? 4 : p.threads == 3 ? 3 : 2) + (fenced ? 1 : 0);
   std::uniform_int_distribution<unsigned> percent(0, 99);
   if (cpus) {  // two CPUs, each thread on either, a third of them SCHED_FIFO
     for (unsigned t = 0; t < p.threads; t++) {
@@ -368,7 +382,8 @@ Program generate(std::mt19937_64& rng, bool blocking, bool cpus) {
     const unsigned steps = std::uniform_int_distribution<unsigned>(1, max_steps)(rng);
     for (unsigned s = 0; s < steps; s++) {
       std::vector<Op> step;
-      if (!cpus || !generate_cpu_step(rng, p.threads, step)) generate_step(rng, blocking, cpus, step);
+      if (fenced) generate_fenced_step(rng, blocking, step);
+      else if (!cpus || !generate_cpu_step(rng, p.threads, step)) generate_step(rng, blocking, cpus, step);
       Program with = p;
       with.code[t].insert(with.code[t].end(), step.begin(), step.end());
       if (p.symmetric && t == 0) with.code[1] = with.code[0];

@@ -86,7 +86,10 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
 // owner_on_cpu and spin loops, and no unprotected variable: it fails by getting stuck (a
 // deadlock, or a livelock's assertion: an RT task blocked on a mutex that a task it keeps off
 // its CPU holds is the one or the other, by the order the search meets it) or not at all.
-Program generate(std::mt19937_64& rng, bool blocking, bool cpus = false);
+// With `fenced` (no CPUs), a step is an atomic operation, a seq_cst fence (a third of them)
+// or, without `blocking`, sometimes an unprotected variable's access: store-buffering,
+// message-passing and IRIW shapes whose outcomes the fences' order decides.
+Program generate(std::mt19937_64& rng, bool blocking, bool cpus = false, bool fenced = false);
 
 // The same program with operation `index` (counted over all threads) removed; its lock's
 // matching unlock goes with a removed lock.

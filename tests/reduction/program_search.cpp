@@ -190,6 +190,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_foreign_iterations = 0;
   exploration::g_reduction_fallbacks = 0;
   exploration::g_floor_loads = exploration::g_floor_unkept = 0;
+  exploration::g_fence_races_unused = 0;
   exploration::g_reduce = o.reduce;
   exploration::g_history_reader = o.reduce ? &reader : nullptr;
   exploration::g_twin_misuse = false;
@@ -229,6 +230,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   if (pool && exploration::work_stealing::is_worker()) exploration::work_stealing::finish_worker(worker_blob(res.failure));
   res.iterations = g_iterations - exploration::g_foreign_iterations;
   res.floor_loads = exploration::g_floor_loads;
+  res.fences_unused = exploration::g_fence_races_unused;
   for (uint64_t s : g_slots)
     if (s) res.outcomes.insert(s - 1);
   std::vector<std::string> blobs;

@@ -23,6 +23,7 @@ struct SearchResult {
   uint64_t iterations = 0;
   unsigned processes = 1;       // work-stealing: the processes that took part
   uint64_t floor_loads = 0;     // reduced, one process: loads the load floor kept to the newest store
+  uint64_t fences_unused = 0;   // reduced, one process: fence races left unreversed (nothing told their order apart)
   std::set<uint64_t> outcomes;  // of the iterations that ended (twins' registers in canonical order)
 };
 

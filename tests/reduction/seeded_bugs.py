@@ -31,7 +31,7 @@ S, F, T = "verify/search/shard_scheduler.hpp", "verify/search/step_footprint.hpp
 
 # name: (file, text, replacement, what the bug does)
 BUGS = {
-    "write_write_only": (S, "((pool_[x] | pool_[y]) & 1)) {", "((pool_[x] & pool_[y]) & 1)) {",
+    "write_write_only": (S, "((pool_[x] | pool_[y]) & 1) && (fences ||", "((pool_[x] & pool_[y]) & 1) && (fences ||",
                          "two steps race only if both write (a load never races with a store)"),
     "sleepers_stay_asleep": (S, "return e.thread == s.thread || e.touched.conflicts(step_) ||",
                              "return e.thread == s.thread ||",
@@ -160,6 +160,30 @@ BUGS = {
                           "real_block_count(t) < before) {}", "waking a task does not read its CPU's holder"),
     "on_cpu_read_unrecorded": ("model/preempt.hpp", "  g_cpus.on_cpu_read |= 1u << pid;\n", "",
                                "owner_on_cpu reads nothing the reduction sees"),
+    # Races of two seq_cst fences, reversed only once a later step may tell their order apart
+    # (fences_used).
+    "fence_races_never_reversed": (S, "      races_.push_back(r);\n      fences_pending_[p] = fences_pending_.back();",
+                                   "      fences_pending_[p] = fences_pending_.back();",
+                                   "a race of two seq_cst fences is never reversed"),
+    "fence_use_skips_j_step": (S, "const bool after_j = r.j == l || before(r.j, l);", "const bool after_j = r.j != l && before(r.j, l);",
+                               "what the later fence's own step runs after the fence is not looked at"),
+    "fence_use_writes_only": (S, "if (pool_[x] >> 1 == pool_[y] >> 1 && pool_[x] >> 1 != kSeqCstOrder) return true;",
+                              "if (pool_[x] >> 1 == pool_[y] >> 1 && pool_[x] >> 1 != kSeqCstOrder && ((pool_[x] | pool_[y]) & 1)) return true;",
+                              "two loads of one object do not tell the fences' order apart (read-read coherence)"),
+    "fence_use_first_fence_only": (S, "used = before_or(unordered_[x], r.i);", "used = unordered_[x] == r.i;",
+                                   "only the first fence's own step counts as its side, not the steps ordered before it"),
+    "fence_pending_per_iteration": (S, "if (fences_pending_[p].j >= from) {", "if (true) {",
+                                    "a fence race waits for its use only in the iteration that found it"),
+    "fence_knowing_steps_as_any": (S, "if (!fences_pending_.empty() && sl.knows)\n", "if (false)\n",
+                                   "a step that knows counts only the steps nothing but the fences order before it"),
+    "fence_forced_load_not_knowing": (S, "s.knows = step_.var || (step_.reads_plain() && !load_choice_);", "s.knows = step_.var;",
+                                      "a load with no choice of store does not know (its older store may be ruled out)"),
+    "fence_var_not_knowing": (S, "s.knows = step_.var || (step_.reads_plain() && !load_choice_);",
+                              "s.knows = step_.reads_plain() && !load_choice_;",
+                              "a variable's access does not know (its data race may be hidden)"),
+    "fence_plain_order_has_fences": (S, "if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, (size_t)k, plain_clocks_);",
+                                     "if (conflict(steps_[k], sl) != Conflict::none) join(pl, (size_t)k, plain_clocks_);",
+                                     "the order without the fences' keeps the fences' order (a step ordered only through them looks ordered)"),
 }
 
 
@@ -170,7 +194,8 @@ def build(tree, out):
 
 
 def run(binary, programs, timeout):
-    env = dict(os.environ, VMAVERIFY_RANDOM_PROGRAMS=str(programs), VMAVERIFY_RANDOM_CPU_PROGRAMS=str(programs))
+    env = dict(os.environ, VMAVERIFY_RANDOM_PROGRAMS=str(programs), VMAVERIFY_RANDOM_CPU_PROGRAMS=str(programs),
+               VMAVERIFY_RANDOM_FENCED_PROGRAMS=str(programs))
     try:
         p = subprocess.run([binary], capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:

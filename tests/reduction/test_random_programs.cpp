@@ -33,7 +33,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 struct Tally {
   uint64_t compared = 0, skipped = 0, twins = 0, bad_twins = 0, failing = 0;
   uint64_t stolen = 0, split = 0;  // programs searched by work-stealing; those whose search did split
-  uint64_t plain_iterations = 0, reduced_iterations = 0, floor_loads = 0;
+  uint64_t plain_iterations = 0, reduced_iterations = 0, floor_loads = 0, fences_unused = 0;
 };
 
 std::string outcomes_text(const Program& p, const std::set<uint64_t>& s) {
@@ -102,6 +102,7 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
     tally->plain_iterations += plain.iterations;
     tally->reduced_iterations += whole.iterations;
     tally->floor_loads += whole.floor_loads;
+    tally->fences_unused += whole.fences_unused;
     tally->failing += !plain.failure.empty();
   }
   if (!p.symmetric) return "";
@@ -134,13 +135,14 @@ Program shrink(Program p, unsigned shards, bool steal) {
   return p;
 }
 
-// Compares `count` generated programs from `seed` on (with `cpus`, programs whose tasks are on CPUs).
-void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
+// Compares `count` generated programs from `seed` on (with `cpus`, programs whose tasks are on
+// CPUs; with `fenced`, programs of atomics and seq_cst fences).
+void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = false) {
   Tally tally;
   int reported = 0;
   for (uint64_t i = 0; tally.compared < count && i < 2 * count && reported < 3; i++) {
     std::mt19937_64 rng(seed + i);
-    const Program p = program::generate(rng, i % 2 == 0, cpus);
+    const Program p = program::generate(rng, i % 2 == 0, cpus, fenced);
     const unsigned shards = 2 + (unsigned)(rng() % 4);
     bool skip = false;
     const bool steal = !cpus && i % 20 == 0;  // forks cost: one program in 20 (tasks on CPUs: never split)
@@ -158,11 +160,12 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
   }
   std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
               "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu "
-              "(%llu loads kept to the newest store); %llu searched by work-stealing, %llu of them split\n",
+              "(%llu loads kept to the newest store, %llu fence races left unreversed); %llu searched by "
+              "work-stealing, %llu of them split\n",
               (unsigned long long)tally.compared, (unsigned long long)tally.failing, (unsigned long long)tally.skipped,
               (unsigned long long)kPlainBudget, (unsigned long long)tally.twins, (unsigned long long)tally.bad_twins,
               (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations,
-              (unsigned long long)tally.floor_loads,
+              (unsigned long long)tally.floor_loads, (unsigned long long)tally.fences_unused,
               (unsigned long long)tally.stolen, (unsigned long long)tally.split);
   if (reported == 0) {
     EXPECT_EQ(tally.compared, count) << "too many programs skipped";
@@ -170,6 +173,8 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
     EXPECT_GE(tally.split * 3, tally.stolen) << "too few work-stealing searches split";
     // The load floor is compared too: it pruned loads in these programs.
     if (!cpus && count >= 100) EXPECT_GT(tally.floor_loads, 0u) << "the load floor never applied";
+    // The fences' races are compared too: some were left unreversed in these programs.
+    if (fenced && count >= 100) EXPECT_GT(tally.fences_unused, 0u) << "every fence race was reversed";
   }
 }
 
@@ -177,6 +182,12 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus) {
 
 TEST(RandomPrograms, ReducedShardedAndTwinSearchesReachWhatPlainSearchReaches) {
   compare_programs(env_or("VMAVERIFY_RANDOM_PROGRAMS", 10000), env_or("VMAVERIFY_RANDOM_SEED", 20261205), false);
+}
+
+// Programs of atomics and seq_cst fences: a race of two fences is reversed only once a later
+// step may tell their order apart (verify/search/shard_scheduler.hpp, fences_used).
+TEST(RandomPrograms, FencedProgramsReachWhatPlainSearchReaches) {
+  compare_programs(env_or("VMAVERIFY_RANDOM_FENCED_PROGRAMS", 3000), env_or("VMAVERIFY_RANDOM_SEED", 20261205), false, true);
 }
 
 // Tasks on two CPUs (model/preempt.hpp): the reduction orders steps through their CPUs' states

@@ -144,6 +144,9 @@ TEST(Reduction, ReportsItsBlockedIterationsBacktracksByRaceKindAndLoadFloors) {
   ASSERT_EQ(reduced.r.stats.count("reduction: loads kept to the newest store"), 1u);
   EXPECT_GT(reduced.r.stats.at("reduction: loads kept to the newest store"), 0);
   EXPECT_EQ(reduced.r.stats.count("reduction: load floors dropped"), 0u);
+  // Races of two fences that no later step told apart were left unreversed (fences_used).
+  ASSERT_EQ(reduced.r.stats.count("reduction: fence races left unreversed"), 1u);
+  EXPECT_GT(reduced.r.stats.at("reduction: fence races left unreversed"), 0);
   const Explored plain = explore(*find_scenario("rwsem_two_writers"), false);
   for (const auto& kv : plain.r.stats) EXPECT_NE(kv.first.rfind("reduction: ", 0), 0u) << kv.first;
 }

@@ -193,6 +193,7 @@ void begin(const Scenario& s, const RunOptions& o) {
   g_blocked_iterations = 0;
   std::fill_n(g_backtracks, kRaceKinds, 0);
   g_floor_loads = g_floor_unkept = 0;
+  g_fence_races_unused = 0;
 }
 
 namespace {
@@ -207,6 +208,7 @@ void worker_reset() {
   g_blocked_iterations = 0;
   std::fill_n(g_backtracks, kRaceKinds, 0);
   g_floor_loads = g_floor_unkept = 0;
+  g_fence_races_unused = 0;
   if (g_pool_reader) g_pool_reader->events.formatted = g_pool_reader->events.fields_unlike_text = 0;
 }
 
@@ -305,6 +307,7 @@ void add_reduction_figures(RunResult* res) {
   for (int k = 0; k < kRaceKinds; k++)
     res->stats[std::string("reduction: backtracks from ") + kRaceNames[k] + " races"] = (long)g_backtracks[k];
   res->stats["reduction: loads kept to the newest store"] = (long)g_floor_loads;
+  res->stats["reduction: fence races left unreversed"] = (long)g_fence_races_unused;
   if (g_floor_unkept) res->stats["reduction: load floors dropped"] = (long)g_floor_unkept;
 }
 

@@ -33,6 +33,7 @@ void read_object_event(const void* ev, Footprint& f) {
   const E& e = *static_cast<const E*>(ev);
   bool wrote = A == Access::write;
   if constexpr (A == Access::var) wrote = !e.load_;
+  if constexpr (A == Access::var) f.var = true;  // checked for a data race against the thread's clocks
   if constexpr (A == Access::mutex) {
     typedef event_reader::mutex_op op;
     return event_reader::read_mutex(e.type_ == E::type_lock     ? op::lock

@@ -23,6 +23,7 @@ uint64_t g_reduction_fallbacks = 0;
 uint64_t g_blocked_iterations = 0;
 uint64_t g_backtracks[kRaceKinds] = {};
 uint64_t g_floor_loads = 0, g_floor_unkept = 0;
+uint64_t g_fence_races_unused = 0;
 history_reader* g_history_reader = nullptr;
 uint64_t g_events_from_text = 0;
 bool g_check_event_fields = false;

@@ -54,6 +54,9 @@ extern uint64_t g_backtracks[kRaceKinds];
 // The load floor's figures: loads whose older store was not explored; floors dropped because the
 // step was not the sleeper's one load (none so far: check_load_floor).
 extern uint64_t g_floor_loads, g_floor_unkept;
+// Races of two seq_cst fences left unreversed: no later step could tell their order apart
+// (fences_used). Counted per process: a work-stealing worker counts those it inherited too.
+extern uint64_t g_fence_races_unused;
 extern history_reader* g_history_reader;
 // Events of the last reduced search read from their printed text: of a type not in
 // verify/search/footprint_types.cpp (the same footprint, slower).
@@ -188,6 +191,8 @@ class shard_scheduler
         return false;
       }
     }
+    g_fence_races_unused += fences_pending_.size();
+    fences_pending_.clear();
     return true;
   }
 
@@ -255,6 +260,7 @@ class shard_scheduler
     }
     auto& n = this->stree_[depth];
     Node& nd = node_[depth];
+    if (t == rl::sched_type_atomic_load) load_choice_ = true;
     // A node that differs from the recorded one: the run did not repeat its recorded prefix, so
     // the index replayed here would choose among other things (Relacy's own check, RL_VERIFY,
     // is compiled out of release builds). The search stops: its tree no longer says what ran.
@@ -379,6 +385,10 @@ class shard_scheduler
     // completes (an event's, a semaphore's): the step that completes it, SIZE_MAX until then.
     bool open_wait;
     size_t completed_by;
+    // What it did depends on what its thread knows (Relacy's clocks), not only on the order of
+    // the steps: it accessed a variable (checked for a data race) or loaded an atomic with no
+    // choice of store (get_load_index: what the thread knew may have ruled the older one out).
+    bool knows;
   };
   typename rl::vector<Step>::type steps_;
   typename rl::vector<uintptr_t>::type pool_;
@@ -393,6 +403,11 @@ class shard_scheduler
     RaceKind kind;
   };
   typename rl::vector<Race>::type races_;
+  // Fence races not reversed yet (fences_used): found in this iteration or in the steps it repeats.
+  typename rl::vector<Race>::type fences_pending_;
+  // Per step, like clocks_, through every order but the seq_cst fences' among themselves.
+  typename rl::vector<long>::type plain_clocks_;
+  typename rl::vector<size_t>::type unordered_;  // fences_used's scratch
   typename rl::vector<size_t>::type v_;  // reverse_race's v: the steps of notdep(i).j
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
   typename rl::vector<size_t>::type steps_of_[thread_count];  // per thread, its steps (add_backtracks)
@@ -426,6 +441,7 @@ class shard_scheduler
   uintptr_t floor_object_ = 0;
   long floor_node_ = -1;
   Footprint first_;  // check_load_floor's scratch
+  bool load_choice_ = false;  // the current step's load had a choice of store (Step::knows)
 
   static ShardRange root() { return {0, g_shard.slices}; }
 
@@ -668,6 +684,8 @@ class shard_scheduler
     s.global = false;
     s.open_wait = false;
     s.completed_by = SIZE_MAX;
+    s.knows = false;
+    load_choice_ = false;
     s.enablers_begin = enablers_.size();
     for (size_t i = 0; i < pending_.size();)
       if (pending_[i].first == th) {
@@ -725,6 +743,7 @@ class shard_scheduler
     pool_.insert(pool_.end(), step_.objects.begin(), step_.objects.end());
     s.objects_end = pool_.size();
     s.global = step_.global;
+    s.knows = step_.var || (step_.reads_plain() && !load_choice_);
     s.depth_end = this->stree_depth_;
     // A mutex's blocked attempt records what it reads (its acquisition order) before it parks;
     // the other objects record a wait only when it completes.
@@ -804,6 +823,7 @@ class shard_scheduler
     pool_.insert(pool_.end(), merged_.objects.begin(), merged_.objects.end());
     b.objects_end = pool_.size();
     b.global = b.global || step_.global;
+    b.knows = b.knows || steps_[c].knows;
     // Its choice's entry too: a thread asleep with it must wake at a step it conflicts with.
     if (b.chosen == Chosen::decision)
       for (Entry& e : node_[b.node].done)
@@ -826,18 +846,28 @@ class shard_scheduler
     }
   }
 
-  // Whether two steps conflict: not at all, only through a release (ordered, no race), or in a race.
+  // Whether two steps conflict: not at all, only through a release (ordered, no race), or in a
+  // race; with fences false, as if seq_cst fences did not order against each other.
   enum class Conflict { none, order, race };
-  Conflict conflict(const Step& a, const Step& b) const {
+  Conflict conflict(const Step& a, const Step& b, bool fences = true) const {
     if (a.global || b.global) return Conflict::race;
     Conflict c = Conflict::none;
     for (size_t x = a.objects_begin; x < a.objects_end; x++)
       for (size_t y = b.objects_begin; y < b.objects_end; y++)
-        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1)) {
+        if (pool_[x] >> 1 == pool_[y] >> 1 && ((pool_[x] | pool_[y]) & 1) && (fences || pool_[x] >> 1 != kSeqCstOrder)) {
           if (!(pool_[x] & Footprint::kRelease)) return Conflict::race;
           c = Conflict::order;
         }
     return c;
+  }
+  // Whether two steps touch some object in common, read or written, besides the fences' order
+  // (a load's choices depend on the loads before it too: read-read coherence).
+  bool touch_common(const Step& a, const Step& b) const {
+    if (a.global || b.global) return true;
+    for (size_t x = a.objects_begin; x < a.objects_end; x++)
+      for (size_t y = b.objects_begin; y < b.objects_end; y++)
+        if (pool_[x] >> 1 == pool_[y] >> 1 && pool_[x] >> 1 != kSeqCstOrder) return true;
+    return false;
   }
 
   // What made two racing steps race (for the figures only): a global step, the seq_cst fence
@@ -891,9 +921,19 @@ class shard_scheduler
     // (adding a backtrack again changes nothing): only the races of the steps after them are new.
     const size_t from = std::min(reused_, m);
     analysed_ = m;
+    // The fence races of the steps analysed again are found again; those of a step left behind
+    // were never used: every run below it has been explored.
+    for (size_t p = 0; p < fences_pending_.size();)
+      if (fences_pending_[p].j >= from) {
+        g_fence_races_unused++;
+        fences_pending_[p] = fences_pending_.back(), fences_pending_.pop_back();
+      } else {
+        p++;
+      }
     if (m == 0) return;
     clocks_.resize(m * thread_count);
     lock_clocks_.resize(m * thread_count);
+    plain_clocks_.resize(m * thread_count);
     races_.clear();
     for (rl::thread_id_t t = 0; t < thread_count; t++)
       while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
@@ -927,16 +967,100 @@ class shard_scheduler
         const Conflict c = conflict(steps_[i], sj);
         if (c == Conflict::none) continue;
         if (c == Conflict::race) {
-          races_.push_back({(size_t)i, j, race_kind(steps_[i], sj)});
+          // Two seq_cst fences and nothing else: reversed once some later step may tell their
+          // order apart (fences_used).
+          if (conflict(steps_[i], sj, false) == Conflict::none) fences_pending_.push_back({(size_t)i, j, race_fence_order});
+          else races_.push_back({(size_t)i, j, race_kind(steps_[i], sj)});
           join(lj, (size_t)i, lock_clocks_);
         }
         join(cj, (size_t)i);
       }
       cj[sj.thread] = lj[sj.thread] = (long)j;
+      fences_used(j);
       steps_of_[sj.thread].push_back(j);
     }
     add_lock_races(from, m);
     for (const Race& r : races_) reverse_race(r.i, r.j, r.kind);
+  }
+
+  // The order of two racing seq_cst fences i < j (of threads A and B, touching nothing else in
+  // common) puts what A's side knew at i (Relacy's clocks) into what B's side knows from j on,
+  // and orders the steps up to i before those from j. Reversed, the fences put B's side's
+  // knowledge into A's side's instead, which only restricts A's side further. So the reversal
+  // can add a run only at a step l from j on (j's own step too: a variable's access is no
+  // scheduling point, so what B runs after its fence is part of j; and any step j orders before
+  // it), or at a yield there, and only through an object l touches that a step s up to i
+  // touched: if l knows (Step::knows: a variable's access, or a load that had no choice of
+  // store), whatever orders s before l, as an order of steps is no synchronisation; else if
+  // nothing but the fences' order puts s before l (plain_clocks_), as reversed they may swap.
+  // Until such an l shows up, the race waits in fences_pending_, across iterations while j is
+  // on the path: every step analysed later below j is looked at.
+  // tests/reduction/README.md, "Why no outcome is lost", gives the argument.
+  void fences_used(size_t l) {
+    const Step& sl = steps_[l];
+    long* pl = &plain_clocks_[l * thread_count];
+    if (!steps_of_[sl.thread].empty())
+      std::copy_n(&plain_clocks_[steps_of_[sl.thread].back() * thread_count], thread_count, pl);
+    else
+      std::fill_n(pl, thread_count, -1);
+    for (size_t e = sl.enablers_begin; e < sl.enablers_end; e++) join(pl, enablers_[e], plain_clocks_);
+    // The steps of other threads that touch an object l touches and that nothing but the
+    // fences' order puts before l (latest first, as add_backtracks' races).
+    unordered_.clear();
+    size_t pos[thread_count];
+    for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
+    for (;;) {
+      long k = -1;
+      rl::thread_id_t tk = 0;
+      for (rl::thread_id_t t = 0; t < thread_count; t++)
+        if (t != sl.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(pl[t], k))
+          k = (long)steps_of_[t][pos[t] - 1], tk = t;
+      if (k < 0) break;
+      pos[tk]--;
+      if (!fences_pending_.empty() && !sl.knows && touch_common(steps_[k], sl)) unordered_.push_back((size_t)k);
+      if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, (size_t)k, plain_clocks_);
+    }
+    pl[sl.thread] = (long)l;
+    // A step whose outcome depends on what its thread knows: a step of another thread counts,
+    // ordered before it or not (an order of steps is no synchronisation: Relacy's clocks grow
+    // only through what synchronises), if it is the last to write an object l touches or
+    // touched it since. Knowing nothing older changes anything: a load reads the newest store or
+    // the one before it, ruled out by knowing the newest or a load of it (get_load_index); a
+    // variable's access races with its last store and the loads since.
+    if (!fences_pending_.empty() && sl.knows)
+      for (size_t x = sl.objects_begin; x < sl.objects_end; x++) {
+        const uintptr_t o = pool_[x] >> 1;
+        if (o == kSeqCstOrder) continue;
+        for (size_t k = l; k-- > 0;) {
+          const int touch = touches(steps_[k], o);
+          if (touch && steps_[k].thread != sl.thread) unordered_.push_back(k);
+          if (touch == 2) break;
+        }
+      }
+    for (size_t p = 0; p < fences_pending_.size();) {
+      const Race& r = fences_pending_[p];
+      // l is j itself too: what j's thread runs after its fence, up to its next step, is a step's
+      // (a variable's access is no scheduling point).
+      const bool after_j = r.j == l || before(r.j, l);
+      bool used = after_j && sl.global;
+      if (after_j)
+        for (size_t x = 0; x < unordered_.size() && !used; x++) used = before_or(unordered_[x], r.i);
+      if (!used) {
+        p++;
+        continue;
+      }
+      races_.push_back(r);
+      fences_pending_[p] = fences_pending_.back();
+      fences_pending_.pop_back();
+    }
+  }
+  bool before_or(size_t a, size_t b) const { return a == b || before(a, b); }
+  // How step s touched object o: 0 not at all, 1 read only (or a global step: everything, as
+  // neither a read nor a write here), 2 wrote it.
+  int touches(const Step& s, uintptr_t o) const {
+    for (size_t x = s.objects_begin; x < s.objects_end; x++)
+      if (pool_[x] >> 1 == o) return (pool_[x] & 1) ? 2 : 1;
+    return s.global ? 1 : 0;
   }
 
   void join(long* c, size_t i) { join(c, i, clocks_); }

@@ -31,6 +31,9 @@ struct Footprint {
   // two stores to one object (the reduction's load floor, shard_scheduler.hpp, needs at most one).
   // Defensive: a step is one operation (Relacy schedules before each), so today no step rewrites.
   bool rewrote = false;
+  // Some event was a variable's (rl::var) access, which Relacy checks for a data race against
+  // the thread's clocks (the fence rule, shard_scheduler.hpp's fences_used, needs to know).
+  bool var = false;
 
   // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
   // read by an attempt that blocks. Its release: written by an unlock, read by the next lock; a
@@ -56,7 +59,7 @@ struct Footprint {
 
   void clear() {
     objects.clear();
-    global = rewrote = false;
+    global = rewrote = var = false;
   }
   void add(uintptr_t address, bool wrote) {
     const uintptr_t key = address << 1 | (wrote ? 1 : 0);
@@ -70,6 +73,7 @@ struct Footprint {
   }
   void merge(const Footprint& f) {
     global = global || f.global;
+    var = var || f.var;
     for (uintptr_t o : f.objects) add(o >> 1, o & 1);
   }
   // The object of a footprint that is one plain read of one object (an atomic's or a variable's,
@@ -78,6 +82,13 @@ struct Footprint {
     if (global || objects.size() != 1 || (objects[0] & 1)) return 0;
     const uintptr_t object = objects[0] >> 1;
     return (object & kTags >> 1) || object < kPseudoObjectsEnd ? 0 : object;
+  }
+  // Whether it reads some object of the program's (an atomic's or a variable's, untagged) without
+  // writing it.
+  bool reads_plain() const {
+    for (uintptr_t o : objects)
+      if (!(o & 1) && !(o & kTags) && o >> 1 >= kPseudoObjectsEnd) return true;
+    return false;
   }
   // Whether it writes the object (untagged address).
   bool writes(uintptr_t object) const {
@@ -144,7 +155,8 @@ class event_reader {
     known(e.ev_, by_fields);
     if (thread_ < 32) g_blocking_lock[thread_] = announced;  // the second reading sees it too
     read_text(line_.str(), line_.cut(), by_text);
-    fields_unlike_text += by_fields.global != by_text.global || by_fields.objects != by_text.objects;
+    fields_unlike_text +=
+        by_fields.global != by_text.global || by_fields.var != by_text.var || by_fields.objects != by_text.objects;
     f.merge(by_fields);
   }
   uint64_t formatted = 0;           // events read from their text
@@ -197,6 +209,7 @@ class event_reader {
       for (const char* p : {"> atomic ", "> CAS ", "> exchange ", "> fetch_", "> load,", "> store,"})
         plain = plain || (op && std::strncmp(op, p, std::strlen(p)) == 0);
       if (plain) f.add(address, !reads);
+      if (op && (std::strncmp(op, "> load,", 7) == 0 || std::strncmp(op, "> store,", 8) == 0)) f.var = true;
       else f.add_waitable(address, true);  // an event, a semaphore, a condition variable, or unknown
       return;
     }
