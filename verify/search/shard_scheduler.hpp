@@ -861,7 +861,8 @@ class shard_scheduler
     return c;
   }
   // Whether two steps touch some object in common, read or written, besides the fences' order
-  // (a load's choices depend on the loads before it too: read-read coherence).
+  // (two loads among them too, though they commute: more than needed; read-read coherence is
+  // a knowing step's, looked at through touches()).
   bool touch_common(const Step& a, const Step& b) const {
     if (a.global || b.global) return true;
     for (size_t x = a.objects_begin; x < a.objects_end; x++)

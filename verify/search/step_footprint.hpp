@@ -209,8 +209,8 @@ class event_reader {
       for (const char* p : {"> atomic ", "> CAS ", "> exchange ", "> fetch_", "> load,", "> store,"})
         plain = plain || (op && std::strncmp(op, p, std::strlen(p)) == 0);
       if (plain) f.add(address, !reads);
-      if (op && (std::strncmp(op, "> load,", 7) == 0 || std::strncmp(op, "> store,", 8) == 0)) f.var = true;
       else f.add_waitable(address, true);  // an event, a semaphore, a condition variable, or unknown
+      if (op && (std::strncmp(op, "> load,", 7) == 0 || std::strncmp(op, "> store,", 8) == 0)) f.var = true;
       return;
     }
     if (std::strstr(ev, "seq_cst fence")) f.add(kSeqCstOrder, true);  // joins seq_cst_fence_order_
