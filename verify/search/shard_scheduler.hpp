@@ -942,40 +942,21 @@ class shard_scheduler
       long* cj = &clocks_[j * thread_count];
       long* lj = &lock_clocks_[j * thread_count];
       const Step& sj = steps_[j];
-      if (!steps_of_[sj.thread].empty()) {
-        std::copy_n(&clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, cj);
-        std::copy_n(&lock_clocks_[steps_of_[sj.thread].back() * thread_count], thread_count, lj);
-      } else {
-        std::fill_n(cj, thread_count, -1);
-        std::fill_n(lj, thread_count, -1);
-      }
-      for (size_t e = sj.enablers_begin; e < sj.enablers_end; e++) {
-        join(cj, enablers_[e]);
-        join(lj, enablers_[e], lock_clocks_);
-      }
-      // The earlier steps of other threads not ordered before j, latest first (a merge of the
-      // threads' lists of steps): each that conflicts with j races with it, and orders before it.
-      size_t pos[thread_count];
-      for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
-      for (;;) {
-        long i = -1;
-        rl::thread_id_t ti = 0;
-        for (rl::thread_id_t t = 0; t < thread_count; t++)
-          if (t != sj.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(cj[t], i))
-            i = (long)steps_of_[t][pos[t] - 1], ti = t;
-        if (i < 0) break;
-        pos[ti]--;
+      start_clock(cj, sj, clocks_);
+      start_clock(lj, sj, lock_clocks_);
+      // Each earlier step not ordered before j that conflicts with j races with it, and orders before it.
+      each_unordered(sj, cj, [&](size_t i) {
         const Conflict c = conflict(steps_[i], sj);
-        if (c == Conflict::none) continue;
+        if (c == Conflict::none) return;
         if (c == Conflict::race) {
           // Two seq_cst fences and nothing else: reversed once some later step may tell their
           // order apart (fences_used).
-          if (conflict(steps_[i], sj, false) == Conflict::none) fences_pending_.push_back({(size_t)i, j, race_fence_order});
-          else races_.push_back({(size_t)i, j, race_kind(steps_[i], sj)});
-          join(lj, (size_t)i, lock_clocks_);
+          if (conflict(steps_[i], sj, false) == Conflict::none) fences_pending_.push_back({i, j, race_fence_order});
+          else races_.push_back({i, j, race_kind(steps_[i], sj)});
+          join(lj, i, lock_clocks_);
         }
-        join(cj, (size_t)i);
-      }
+        join(cj, i);
+      });
       cj[sj.thread] = lj[sj.thread] = (long)j;
       fences_used(j);
       steps_of_[sj.thread].push_back(j);
@@ -1000,27 +981,14 @@ class shard_scheduler
   void fences_used(size_t l) {
     const Step& sl = steps_[l];
     long* pl = &plain_clocks_[l * thread_count];
-    if (!steps_of_[sl.thread].empty())
-      std::copy_n(&plain_clocks_[steps_of_[sl.thread].back() * thread_count], thread_count, pl);
-    else
-      std::fill_n(pl, thread_count, -1);
-    for (size_t e = sl.enablers_begin; e < sl.enablers_end; e++) join(pl, enablers_[e], plain_clocks_);
+    start_clock(pl, sl, plain_clocks_);
     // The steps of other threads that touch an object l touches and that nothing but the
-    // fences' order puts before l (latest first, as add_backtracks' races).
+    // fences' order puts before l.
     unordered_.clear();
-    size_t pos[thread_count];
-    for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
-    for (;;) {
-      long k = -1;
-      rl::thread_id_t tk = 0;
-      for (rl::thread_id_t t = 0; t < thread_count; t++)
-        if (t != sl.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(pl[t], k))
-          k = (long)steps_of_[t][pos[t] - 1], tk = t;
-      if (k < 0) break;
-      pos[tk]--;
-      if (!fences_pending_.empty() && !sl.knows && touch_common(steps_[k], sl)) unordered_.push_back((size_t)k);
-      if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, (size_t)k, plain_clocks_);
-    }
+    each_unordered(sl, pl, [&](size_t k) {
+      if (!fences_pending_.empty() && !sl.knows && touch_common(steps_[k], sl)) unordered_.push_back(k);
+      if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, k, plain_clocks_);
+    });
     pl[sl.thread] = (long)l;
     // A step whose outcome depends on what its thread knows: a step of another thread counts,
     // ordered before it or not (an order of steps is no synchronisation: Relacy's clocks grow
@@ -1056,6 +1024,32 @@ class shard_scheduler
     }
   }
   bool before_or(size_t a, size_t b) const { return a == b || before(a, b); }
+
+  // A step's clock in one of the orders (clocks_, lock_clocks_, plain_clocks_) before its own
+  // conflicts are joined: its thread's previous step's, and the steps that enabled it.
+  void start_clock(long* c, const Step& s, const typename rl::vector<long>::type& clocks) {
+    if (!steps_of_[s.thread].empty()) std::copy_n(&clocks[steps_of_[s.thread].back() * thread_count], thread_count, c);
+    else std::fill_n(c, thread_count, -1);
+    for (size_t e = s.enablers_begin; e < s.enablers_end; e++) join(c, enablers_[e], clocks);
+  }
+  // Visits the earlier steps of threads other than s's that clock c does not order before it,
+  // latest first (a merge of the threads' lists of steps). The visit may join into c: what the
+  // joined step orders before it is then skipped.
+  template <class Visit>
+  void each_unordered(const Step& s, const long* c, Visit visit) {
+    size_t pos[thread_count];
+    for (rl::thread_id_t t = 0; t < thread_count; t++) pos[t] = steps_of_[t].size();
+    for (;;) {
+      long i = -1;
+      rl::thread_id_t ti = 0;
+      for (rl::thread_id_t t = 0; t < thread_count; t++)
+        if (t != s.thread && pos[t] != 0 && (long)steps_of_[t][pos[t] - 1] > std::max(c[t], i))
+          i = (long)steps_of_[t][pos[t] - 1], ti = t;
+      if (i < 0) return;
+      pos[ti]--;
+      visit((size_t)i);
+    }
+  }
   // How step s touched object o: 0 not at all, 1 read only (or a global step: everything, as
   // neither a read nor a write here), 2 wrote it.
   int touches(const Step& s, uintptr_t o) const {
