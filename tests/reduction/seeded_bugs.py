@@ -93,9 +93,11 @@ BUGS = {
     # Work-stealing (split, verify/search/work_stealing.cpp).
     "worker_sleeps_parents_path": (S, "node_[m].done.back().elsewhere = true;", "node_[m].done.back().elsewhere = false;",
                                    "in a worker, the parent's choices still being explored put their threads to sleep"),
-    "claimed_choices_dropped": (S, "while (nd.shared && next < n.count_ && !claim(i - 1, nd.thread[next])) {",
-                                "while (nd.shared && next < n.count_) {",
+    "claimed_choices_dropped": (S, "!(nd.given & bit(nd.thread[next])) && !claim(i - 1, nd.thread[next])) {",
+                                "!(nd.given & bit(nd.thread[next]))) {",
                                 "at a node processes share, a new choice is taken as another's, claimed or not"),
+    "given_choices_claimed_again": (S, "!(nd.given & bit(nd.thread[next])) && !claim(", "!claim(",
+                                    "a worker takes the choices its parent claimed for it for another process's"),
     "floor_for_a_step_of_several_objects": (F, "if (global || objects.size() != 1 || (objects[0] & 1)) return 0;",
                                             "if (global || objects.empty() || (objects[0] & 1)) return 0;",
                                             "a sleeper whose step touches several objects gets a load floor on the first"),

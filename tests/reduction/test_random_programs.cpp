@@ -33,7 +33,6 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 struct Tally {
   uint64_t compared = 0, skipped = 0, twins = 0, bad_twins = 0, failing = 0;
   uint64_t stolen = 0, split = 0;  // programs searched by work-stealing; those whose search did split
-  uint64_t split_lost = 0;          // of those split, the searches that lost what plain search reaches
   uint64_t plain_iterations = 0, reduced_iterations = 0, floor_loads = 0, fences_unused = 0;
 };
 
@@ -95,21 +94,7 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
     reduced.shards = 1;
     reduced.jobs = shards;
     const SearchResult stolen = program::search(p, reduced);
-    const std::string what = "reduced by work-stealing in " + std::to_string(shards) + " processes";
-    d = difference(p, what.c_str(), plain, stolen);
-    // A search that split is known to lose runs, rarely (tests/reduction/README.md,
-    // "Work-stealing", "A known hole"), and run --steal says "incomplete" for it: what it
-    // reaches must still be plain search's (no outcome and no failure plain search does not
-    // have); its losses are counted, and compare_programs allows two in all (a bug that loses
-    // runs in general loses them in many programs).
-    if (!d.empty() && stolen.processes > 1) {
-      if (!stolen.failure.empty() && failure_class(p, stolen.failure) != failure_class(p, plain.failure)) return d;
-      if (plain.failure.empty() && stolen.failure.empty())
-        for (uint64_t o : stolen.outcomes)
-          if (!plain.outcomes.count(o)) return d;
-      if (tally) tally->split_lost++;
-      d.clear();
-    }
+    d = difference(p, ("reduced by work-stealing in " + std::to_string(shards) + " processes").c_str(), plain, stolen);
     if (!d.empty()) return d;
     if (tally) tally->stolen++, tally->split += stolen.processes > 1;
   }
@@ -176,17 +161,16 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = fa
   std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
               "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu "
               "(%llu loads kept to the newest store, %llu fence races left unreversed); %llu searched by "
-              "work-stealing, %llu of them split, %llu of those lost something (the known hole)\n",
+              "work-stealing, %llu of them split\n",
               (unsigned long long)tally.compared, (unsigned long long)tally.failing, (unsigned long long)tally.skipped,
               (unsigned long long)kPlainBudget, (unsigned long long)tally.twins, (unsigned long long)tally.bad_twins,
               (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations,
               (unsigned long long)tally.floor_loads, (unsigned long long)tally.fences_unused,
-              (unsigned long long)tally.stolen, (unsigned long long)tally.split, (unsigned long long)tally.split_lost);
+              (unsigned long long)tally.stolen, (unsigned long long)tally.split);
   if (reported == 0) {
     EXPECT_EQ(tally.compared, count) << "too many programs skipped";
     // Work-stealing compared only where it split: most programs' searches have work to give.
     EXPECT_GE(tally.split * 3, tally.stolen) << "too few work-stealing searches split";
-    EXPECT_LE(tally.split_lost, 2u) << "more split work-stealing searches lost runs than the known hole explains";
     // The load floor is compared too: it pruned loads in these programs.
     if (!cpus && count >= 100) EXPECT_GT(tally.floor_loads, 0u) << "the load floor never applied";
     // The fences' races are compared too: some were left unreversed in these programs.

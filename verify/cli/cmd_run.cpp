@@ -115,8 +115,7 @@ CommandRun define_run(CLI::App& cmd) {
       ->check(CLI::Range(1LL, (long long)kMaxShards).description(""));
   cmd.add_flag("--steal", a->steal,
                "with --jobs N on a reduced search: share it among N processes by work-stealing\n"
-               "(a counterexample is one; a search that split says incomplete, not verified: splits\n"
-               "have been seen to lose runs)");
+               "(the same verdict; today more iterations in all than one process)");
   cmd.add_option("--shard", a->shard,
                  "explore only shard I of N of the full search (0 <= I < N <= 4096);\n"
                  "vmaverify merge combines the N results")

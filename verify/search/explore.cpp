@@ -283,15 +283,6 @@ RunResult merge_workers(RunResult own, const std::vector<std::string>& blobs, co
                                                                  : std::max(m.stats[kv.first], kv.second);
   }
   m.stats["work-stealing: processes"] = (long)parts.size();
-  // A search split among processes has been seen to lose runs, in rare timings of the splits
-  // (tests/reduction/README.md, "Work-stealing"): its "verified" is not one. A counterexample is
-  // a real run whichever process found it.
-  if (parts.size() > 1 && m.result == "verified") {
-    m.result = "incomplete";
-    m.message = "work-stealing split the search among " + std::to_string(parts.size()) +
-                " processes, and a split search has been seen to lose runs in rare timings: for a verdict, "
-                "run it without --steal";
-  }
   const std::string problem = !lost.empty() ? lost : unreadable;
   if (!problem.empty() && m.result != "counterexample") {
     m.result = "error";

@@ -174,8 +174,8 @@ class shard_scheduler
       Node& nd = node_[i - 1];
       unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
       // Where processes of a work-stealing search share the node, a choice another one claimed
-      // is its to explore (claim).
-      while (nd.shared && next < n.count_ && !claim(i - 1, nd.thread[next])) {
+      // is its to explore (claim); one a split gave this process was claimed for it.
+      while (nd.shared && next < n.count_ && !(nd.given & bit(nd.thread[next])) && !claim(i - 1, nd.thread[next])) {
         nd.explored |= bit(nd.thread[next]);
         next = next_thread_choice(nd, n.count_);
       }
@@ -359,6 +359,7 @@ class shard_scheduler
     bool full = false;       // decision: explore every thread that is not asleep
     bool apart = false;      // decision: no choice explored here puts its thread to sleep (setup_matters)
     bool shared = false;     // decision: on the path of a work-stealing split: other processes explore here too
+    Threads given = 0;       // decision: the threads a split gave this process here (claimed for it by its parent)
     bool newest_only = false;  // a load's choice: only the newest store is explored (the load floor)
     Threads backtrack = 0;   // decision: the threads to explore here (source set)
     Threads explored = 0;    // decision: the threads explored here so far
@@ -1272,6 +1273,10 @@ class shard_scheduler
     nd.explored |= bit(nd.thread[sn.index_]);  // the path's choice: the parent's
     nd.explored &= ~give;
     nd.backtrack |= give;
+    // Its parent claimed them for it: its own claims of them, after the first, would fail. The
+    // choices given to the parent at nodes above stay the parent's.
+    for (size_t m = 0; m < k; m++) node_[m].given = 0;
+    nd.given = give;
     unsigned first = 0;
     while (!(give & bit(nd.thread[first]))) first++;
     this->stree_.resize(k + 1);
