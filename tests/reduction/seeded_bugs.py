@@ -91,8 +91,11 @@ BUGS = {
     "enablers_forgotten": (S, "if (now < before) pending_.push_back({i, last});", "",
                            "a wake-up does not order the waker's step before the woken thread's"),
     # Work-stealing (split, verify/search/work_stealing.cpp).
-    "worker_sleeps_parents_path": (S, "node_[m].done.back().elsewhere = true;", "node_[m].done.back().elsewhere = false;",
-                                   "in a worker, the parent's choices still being explored put their threads to sleep"),
+    "worker_sleeps_parents_path": (S, "node_[m].done.back().elsewhere = node_[m].done.back().names_move;",
+                                   "node_[m].done.back().elsewhere = false;",
+                                   "in a worker, the parent's choices still being explored sleep, whatever they touched"),
+    "tagged_names_stay": (S, "if ((o & Footprint::kTags) || object == kHeap ||", "if (object == kHeap ||",
+                          "an event's or a mutex's address is taken to be the same in every run"),
     "claimed_choices_dropped": (S, "!(nd.given & bit(nd.thread[next])) && !claim(i - 1, nd.thread[next])) {",
                                 "!(nd.given & bit(nd.thread[next]))) {",
                                 "at a node processes share, a new choice is taken as another's, claimed or not"),

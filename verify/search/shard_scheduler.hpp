@@ -348,6 +348,8 @@ class shard_scheduler
     // Explored by another process of a work-stealing search, which may still be at it, with a
     // footprint not known to be the union over all its runs: never a sleeper here (split).
     bool elsewhere = false;
+    // Some run of its step touched an object whose address may differ from run to run (step_names_move).
+    bool names_move = false;
   };
   typedef typename rl::vector<Entry>::type Entries;
   typedef typename rl::vector<uint8_t>::type Guide;  // threads, one per step, in order
@@ -408,6 +410,9 @@ class shard_scheduler
   typename rl::vector<Race>::type fences_pending_;
   // Per step, like clocks_, through every order but the seq_cst fences' among themselves.
   typename rl::vector<long>::type plain_clocks_;
+  // Per step: its plain clock is its clock (no order through the fences alone was joined into
+  // it, nor into a clock it joined), so fences_used may copy it.
+  typename rl::vector<uint8_t>::type plain_same_;
   typename rl::vector<size_t>::type unordered_;  // fences_used's scratch
   typename rl::vector<size_t>::type v_;  // reverse_race's v: the steps of notdep(i).j
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
@@ -749,7 +754,11 @@ class shard_scheduler
     // A mutex's blocked attempt records what it reads (its acquisition order) before it parks;
     // the other objects record a wait only when it completes.
     s.open_wait = parked && !step_.has_tagged(Footprint::kLockOrder);
-    if (s.chosen == Chosen::decision) node_[s.node].done.back().touched.merge(step_);
+    if (s.chosen == Chosen::decision) {
+      Entry& e = node_[s.node].done.back();
+      e.touched.merge(step_);
+      e.names_move = e.names_move || step_names_move();
+    }
     const size_t prev = last_step_of_[s.thread];
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
     last_step_of_[s.thread] = k;
@@ -810,6 +819,20 @@ class shard_scheduler
     floor_node_ = -1;
   }
 
+  // Whether the step just ended touched an object that may lie at another address in another run
+  // of the same steps, so that its footprint need not name what the step touches there: one in
+  // a block of Relacy's heap (history_reader::in_heap_block), an allocation (which block it gets
+  // depends on the order), or an event's, a mutex's or another waitable object's (Relacy hands
+  // out their data from per-type free lists; every tagged object). Global: it touches all anyway.
+  bool step_names_move() const {
+    if (step_.global) return false;
+    for (uintptr_t o : step_.objects) {
+      const uintptr_t object = o >> 1;
+      if ((o & Footprint::kTags) || object == kHeap || g_history_reader->in_heap_block(object)) return true;
+    }
+    return false;
+  }
+
   // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was
   // the operation c finished, on the same object, so p touched what c touched. Without this p
   // would race with nothing, and the runs where a set or reset comes before the attempt (the
@@ -828,7 +851,7 @@ class shard_scheduler
     // Its choice's entry too: a thread asleep with it must wake at a step it conflicts with.
     if (b.chosen == Chosen::decision)
       for (Entry& e : node_[b.node].done)
-        if (e.thread == b.thread) e.touched.merge(step_);
+        if (e.thread == b.thread) e.touched.merge(step_), e.names_move = true;
   }
 
   // After Relacy's scheduler ran: a thread whose block count the last step lowered (an unpark,
@@ -936,6 +959,7 @@ class shard_scheduler
     clocks_.resize(m * thread_count);
     lock_clocks_.resize(m * thread_count);
     plain_clocks_.resize(m * thread_count);
+    plain_same_.resize(m);
     races_.clear();
     for (rl::thread_id_t t = 0; t < thread_count; t++)
       while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
@@ -945,21 +969,24 @@ class shard_scheduler
       const Step& sj = steps_[j];
       start_clock(cj, sj, clocks_);
       start_clock(lj, sj, lock_clocks_);
+      bool plain_differs = !starts_plain(sj);  // j's plain clock may differ from its clock
       // Each earlier step not ordered before j that conflicts with j races with it, and orders before it.
       each_unordered(sj, cj, [&](size_t i) {
         const Conflict c = conflict(steps_[i], sj);
         if (c == Conflict::none) return;
+        const bool fences_alone = conflict(steps_[i], sj, false) == Conflict::none;
+        plain_differs = plain_differs || fences_alone || !plain_same_[i];
         if (c == Conflict::race) {
           // Two seq_cst fences and nothing else: reversed once some later step may tell their
           // order apart (fences_used).
-          if (conflict(steps_[i], sj, false) == Conflict::none) fences_pending_.push_back({i, j, race_fence_order});
+          if (fences_alone) fences_pending_.push_back({i, j, race_fence_order});
           else races_.push_back({i, j, race_kind(steps_[i], sj)});
           join(lj, i, lock_clocks_);
         }
         join(cj, i);
       });
       cj[sj.thread] = lj[sj.thread] = (long)j;
-      fences_used(j);
+      fences_used(j, !plain_differs);
       steps_of_[sj.thread].push_back(j);
     }
     add_lock_races(from, m);
@@ -979,18 +1006,43 @@ class shard_scheduler
   // Until such an l shows up, the race waits in fences_pending_, across iterations while j is
   // on the path: every step analysed later below j is looked at.
   // tests/reduction/README.md, "Why no outcome is lost", gives the argument.
-  void fences_used(size_t l) {
+  //
+  // `same`: l's plain clock is its clock (add_backtracks joined no order of the fences alone
+  // into it, nor a clock that had one, and it started from such clocks). It is then copied,
+  // unless the steps not ordered before l are needed.
+  void fences_used(size_t l, bool same) {
     const Step& sl = steps_[l];
     long* pl = &plain_clocks_[l * thread_count];
+    plain_same_[l] = same;
+    unordered_.clear();
+    if (same && (fences_pending_.empty() || sl.knows)) {
+      std::copy_n(&clocks_[l * thread_count], thread_count, pl);
+      return fences_known(l);
+    }
     start_clock(pl, sl, plain_clocks_);
     // The steps of other threads that touch an object l touches and that nothing but the
     // fences' order puts before l.
-    unordered_.clear();
     each_unordered(sl, pl, [&](size_t k) {
       if (!fences_pending_.empty() && !sl.knows && touch_common(steps_[k], sl)) unordered_.push_back(k);
       if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, k, plain_clocks_);
     });
     pl[sl.thread] = (long)l;
+#ifdef VMAVERIFY_CHECK_PLAIN_CLOCKS
+    if (same && !std::equal(pl, pl + thread_count, &clocks_[l * thread_count])) std::abort();
+#endif
+    fences_known(l);
+  }
+  // Whether s starts from clocks whose plain clocks are theirs: its thread's previous step's and
+  // its enablers'.
+  bool starts_plain(const Step& s) const {
+    if (!steps_of_[s.thread].empty() && !plain_same_[steps_of_[s.thread].back()]) return false;
+    for (size_t e = s.enablers_begin; e < s.enablers_end; e++)
+      if (!plain_same_[enablers_[e]]) return false;
+    return true;
+  }
+  // fences_used's end, once unordered_ holds the steps nothing but the fences' order puts before l.
+  void fences_known(size_t l) {
+    const Step& sl = steps_[l];
     // A step whose outcome depends on what its thread knows: a step of another thread counts,
     // ordered before it or not (an order of steps is no synchronisation: Relacy's clocks grow
     // only through what synchronises), if it is the last to write an object l touches or
@@ -1221,15 +1273,14 @@ class shard_scheduler
   // here with this whole state: the worker explores them, this process drops them (marked
   // explored: a race asking for one of them is answered, by the worker).
   //
-  // What stays sound (tests/reduction/README.md, "Work-stealing"): a choice is a sleeper only
-  // where its whole subtree was explored by this process, its footprint the union over its runs.
-  // The choices given away never sleep here (they have no entry). In the worker, the path's own
-  // choice at each node up to k is this process's, still being explored: it sleeps nowhere in
-  // the worker. (Even a step with one run is no exception: an object's address, which names it
-  // in a footprint, may differ from run to run, and only the union over the runs of a subtree
-  // has, so far, held each address a later run used.) The first thread choice (which task runs
-  // the set-up) sleeps nowhere once split: setup_matters may wake its sleepers in one process
-  // and not the other.
+  // What stays sound (tests/reduction/README.md, "Work-stealing"): a choice sleeps where its
+  // entry names every object its step touches in any run: the union over all its runs, or, for
+  // a step that touched only objects whose address is the same in every run (!names_move), its
+  // runs so far (the step repeats the same operation on the same state). The choices given away
+  // never sleep here (they have no entry). In the worker, the path's own choice at each node up
+  // to k is this process's, still being explored: it sleeps in the worker only if its names do
+  // not move. The first thread choice (which task runs the set-up) sleeps nowhere once split:
+  // setup_matters may wake its sleepers in one process and not the other.
   // Races found later at nodes above the split are reversed by whichever process found them
   // first: a thread added there is claimed, and one another process claimed answers the race.
   void split(size_t d) {
@@ -1266,7 +1317,7 @@ class shard_scheduler
     for (size_t m = 1; m <= k && m < d; m++) {
       const rl::thread_id_t th = node_[m].thread[this->stree_[m].index_];
       if (node_[m].decision && !node_[m].done.empty() && node_[m].done.back().thread == th)
-        node_[m].done.back().elsewhere = true;
+        node_[m].done.back().elsewhere = node_[m].done.back().names_move;
     }
     Node& nd = node_[k];
     auto& sn = this->stree_[k];

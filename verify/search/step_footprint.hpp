@@ -264,6 +264,7 @@ class history_reader {
     first_ = next_;
     for (; next_ < e.size(); next_++) {
       events.read(e[next_], f);
+      note_block(e[next_]);
       parked = e[next_].output_ == &rl::event_output<rl::park_event>;
     }
     return parked;
@@ -281,14 +282,36 @@ class history_reader {
   // step) is never pruned; Relacy's after() makes no choices today, so the test only defends.
   bool nothing_new() const { return entries_of(relacy_history::of(rl::ctx())).size() == next_; }
   // Passes over the events logged so far (the set-up, which is no thread's step).
-  void skip() { next_ = entries_of(relacy_history::of(rl::ctx())).size(); }
-  // Relacy's record was cleared.
-  void restart() { next_ = 0; }
+  void skip() {
+    const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
+    for (; next_ < e.size(); next_++) note_block(e[next_]);
+  }
+  // Relacy's record was cleared: a new iteration.
+  void restart() {
+    next_ = 0;
+    blocks_.clear();
+  }
+  // Whether an object's address lies in a block Relacy's heap handed out in this iteration (the
+  // set-up's too). Which block an allocation gets depends on the order of the frees before it,
+  // so such an object may lie elsewhere in another run of the same steps; every other object
+  // (in the test's state, a thread's stack, or static) lies at the same address in every run.
+  bool in_heap_block(uintptr_t address) const {
+    for (const auto& b : blocks_)
+      if (address >= b.first && address < b.second) return true;
+    return false;
+  }
   event_reader events;
 
  private:
+  void note_block(const rl::history_entry& e) {
+    if (e.output_ != &rl::event_output<rl::memory_alloc_event>) return;
+    const auto& ev = *static_cast<const rl::memory_alloc_event*>(e.ev_);
+    // An array's elements start a header further on (memory_alloc_event::output).
+    blocks_.push_back({(uintptr_t)ev.addr_, (uintptr_t)ev.addr_ + ev.size_ + rl::alignment});
+  }
   size_t next_ = 0;
   size_t first_ = 0;  // the first event of the last read
+  typename rl::vector<std::pair<uintptr_t, uintptr_t>>::type blocks_;  // [begin, end) each
 };
 
 }  // namespace exploration
