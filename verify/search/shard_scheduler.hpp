@@ -410,9 +410,6 @@ class shard_scheduler
   typename rl::vector<Race>::type fences_pending_;
   // Per step, like clocks_, through every order but the seq_cst fences' among themselves.
   typename rl::vector<long>::type plain_clocks_;
-  // Per step: its plain clock is its clock (no order through the fences alone was joined into
-  // it, nor into a clock it joined), so fences_used may copy it.
-  typename rl::vector<uint8_t>::type plain_same_;
   typename rl::vector<size_t>::type unordered_;  // fences_used's scratch
   typename rl::vector<size_t>::type v_;  // reverse_race's v: the steps of notdep(i).j
   typename rl::vector<std::pair<uintptr_t, size_t>>::type last_lock_;  // per mutex, its last lock (add_lock_races)
@@ -959,7 +956,6 @@ class shard_scheduler
     clocks_.resize(m * thread_count);
     lock_clocks_.resize(m * thread_count);
     plain_clocks_.resize(m * thread_count);
-    plain_same_.resize(m);
     races_.clear();
     for (rl::thread_id_t t = 0; t < thread_count; t++)
       while (!steps_of_[t].empty() && steps_of_[t].back() >= from) steps_of_[t].pop_back();
@@ -969,24 +965,21 @@ class shard_scheduler
       const Step& sj = steps_[j];
       start_clock(cj, sj, clocks_);
       start_clock(lj, sj, lock_clocks_);
-      bool plain_differs = !starts_plain(sj);  // j's plain clock may differ from its clock
       // Each earlier step not ordered before j that conflicts with j races with it, and orders before it.
       each_unordered(sj, cj, [&](size_t i) {
         const Conflict c = conflict(steps_[i], sj);
         if (c == Conflict::none) return;
-        const bool fences_alone = conflict(steps_[i], sj, false) == Conflict::none;
-        plain_differs = plain_differs || fences_alone || !plain_same_[i];
         if (c == Conflict::race) {
           // Two seq_cst fences and nothing else: reversed once some later step may tell their
           // order apart (fences_used).
-          if (fences_alone) fences_pending_.push_back({i, j, race_fence_order});
+          if (conflict(steps_[i], sj, false) == Conflict::none) fences_pending_.push_back({i, j, race_fence_order});
           else races_.push_back({i, j, race_kind(steps_[i], sj)});
           join(lj, i, lock_clocks_);
         }
         join(cj, i);
       });
       cj[sj.thread] = lj[sj.thread] = (long)j;
-      fences_used(j, !plain_differs);
+      fences_used(j);
       steps_of_[sj.thread].push_back(j);
     }
     add_lock_races(from, m);
@@ -1006,43 +999,18 @@ class shard_scheduler
   // Until such an l shows up, the race waits in fences_pending_, across iterations while j is
   // on the path: every step analysed later below j is looked at.
   // tests/reduction/README.md, "Why no outcome is lost", gives the argument.
-  //
-  // `same`: l's plain clock is its clock (add_backtracks joined no order of the fences alone
-  // into it, nor a clock that had one, and it started from such clocks). It is then copied,
-  // unless the steps not ordered before l are needed.
-  void fences_used(size_t l, bool same) {
+  void fences_used(size_t l) {
     const Step& sl = steps_[l];
     long* pl = &plain_clocks_[l * thread_count];
-    plain_same_[l] = same;
-    unordered_.clear();
-    if (same && (fences_pending_.empty() || sl.knows)) {
-      std::copy_n(&clocks_[l * thread_count], thread_count, pl);
-      return fences_known(l);
-    }
     start_clock(pl, sl, plain_clocks_);
     // The steps of other threads that touch an object l touches and that nothing but the
     // fences' order puts before l.
+    unordered_.clear();
     each_unordered(sl, pl, [&](size_t k) {
       if (!fences_pending_.empty() && !sl.knows && touch_common(steps_[k], sl)) unordered_.push_back(k);
       if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, k, plain_clocks_);
     });
     pl[sl.thread] = (long)l;
-#ifdef VMAVERIFY_CHECK_PLAIN_CLOCKS
-    if (same && !std::equal(pl, pl + thread_count, &clocks_[l * thread_count])) std::abort();
-#endif
-    fences_known(l);
-  }
-  // Whether s starts from clocks whose plain clocks are theirs: its thread's previous step's and
-  // its enablers'.
-  bool starts_plain(const Step& s) const {
-    if (!steps_of_[s.thread].empty() && !plain_same_[steps_of_[s.thread].back()]) return false;
-    for (size_t e = s.enablers_begin; e < s.enablers_end; e++)
-      if (!plain_same_[enablers_[e]]) return false;
-    return true;
-  }
-  // fences_used's end, once unordered_ holds the steps nothing but the fences' order puts before l.
-  void fences_known(size_t l) {
-    const Step& sl = steps_[l];
     // A step whose outcome depends on what its thread knows: a step of another thread counts,
     // ordered before it or not (an order of steps is no synchronisation: Relacy's clocks grow
     // only through what synchronises), if it is the last to write an object l touches or
