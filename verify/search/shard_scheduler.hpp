@@ -754,7 +754,8 @@ class shard_scheduler
     if (s.chosen == Chosen::decision) {
       Entry& e = node_[s.node].done.back();
       e.touched.merge(step_);
-      e.names_move = e.names_move || step_names_move();
+      // Only a split reads it (become_worker): a search in one process leaves it unset.
+      e.names_move = e.names_move || (work_stealing::active() && step_names_move());
     }
     const size_t prev = last_step_of_[s.thread];
     if (prev != SIZE_MAX && steps_[prev].open_wait && steps_[prev].completed_by == SIZE_MAX) complete_wait(prev, k);
