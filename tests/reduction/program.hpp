@@ -7,6 +7,10 @@
 //   # comment
 //   event e0 manual 1              (e0/e1: auto-reset unless "manual"; initially set if 1)
 //   finals                         (the outcome includes the atomics' final values)
+//   heap                           (the atomics and variables live in a block the set-up
+//                                   allocates on Relacy's heap, at an address that moves from
+//                                   run to run; "heap unlogged": allocated as Relacy's inline
+//                                   operator new does, without a log entry)
 //   T0: store x 1 relaxed; r = load y acquire
 //   T1: lock m0; write a 1; unlock m0
 //   expect: T0=0 T1= | T0=1 T1=    (litmus files: the exact set of outcomes)
@@ -37,6 +41,9 @@ enum class Kind : uint8_t {
 };
 // As rl::memory_order's values, by name.
 enum class Order : uint8_t { relaxed, consume, acquire, release, acq_rel, seq_cst };
+// Where the atomics and variables live: in the test, or in a block of Relacy's heap whose
+// allocation is logged (as Relacy's new macro and vmaverify's operator new log theirs) or not.
+enum class Heap : uint8_t { none, logged, unlogged };
 
 struct Op {
   Kind kind;
@@ -58,6 +65,7 @@ struct Program {
   bool manual_reset[kEvents] = {false, false};
   bool initially_set[kEvents] = {false, false};
   bool finals = false;     // the outcome includes the atomics' final values
+  Heap heap = Heap::none;  // where the atomics and variables live
   bool symmetric = false;  // thread 1 runs thread 0's code (twins)
   int cpu_of[kMaxThreads] = {-1, -1, -1, -1};  // each thread's CPU; -1 for none
   bool rt[kMaxThreads] = {false, false, false, false};  // SCHED_FIFO

@@ -39,18 +39,32 @@ void record(uint64_t outcome) {
 
 rl::memory_order order(Order o) { return (rl::memory_order)o; }
 
-template <rl::thread_id_t N>
-struct interpreter : rl::test_suite<interpreter<N>, N> {
+// The program's atomics and variables.
+struct shared_objects {
   rl::atomic<int> atomics[kAtomics];
   rl::var<int> vars[kVars];
+};
+
+template <rl::thread_id_t N>
+struct interpreter : rl::test_suite<interpreter<N>, N> {
+  // In the test, at the same address in every run; for a "heap" program, in a block the set-up
+  // allocates on Relacy's heap, whose address moves from run to run as Relacy's heap recycles
+  // its blocks. Freed as operator delete does, explicitly: a delete expression would call the
+  // sized operator delete, which Relacy does not replace.
+  shared_objects fixed;
+  shared_objects* objects = &fixed;
   rl::mutex mutexes[kMutexes];
   rl::generic_event events[kEvents];
   int regs[N][kMaxRegisters];
   unsigned nregs[N];
 
   void before() {
-    for (auto& a : atomics) a.store(0, rl::mo_relaxed, $);
-    for (auto& v : vars) v($) = 0;
+    // Relacy's new macro logs the allocation (rl::new_proxy); its context's alloc does not.
+    if (g_program->heap == Heap::logged) objects = RL_NEW_PROXY shared_objects;
+    if (g_program->heap == Heap::unlogged) objects = ::new (rl::ctx().alloc(sizeof(shared_objects))) shared_objects;
+    if (g_program->heap == Heap::none) objects = &fixed;
+    for (auto& a : objects->atomics) a.store(0, rl::mo_relaxed, $);
+    for (auto& v : objects->vars) v($) = 0;
     for (unsigned e = 0; e < kEvents; e++) events[e].init(g_program->manual_reset[e], g_program->initially_set[e], RL_INFO);
     for (unsigned t = 0; t < N; t++) nregs[t] = 0;
     if (++g_iterations > g_budget && g_budget) rl::ctx().rl_until("budget", RL_INFO);
@@ -63,7 +77,7 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
     int* r = regs[t];
     unsigned& n = nregs[t];
     for (const Op& op : g_program->code[t]) {
-      rl::atomic<int>& a = atomics[op.object % kAtomics];
+      rl::atomic<int>& a = objects->atomics[op.object % kAtomics];
       switch (op.kind) {
         case Kind::load: r[n++] = a.load(order(op.order), $); break;
         case Kind::store: a.store(op.value, order(op.order), $); break;
@@ -97,8 +111,8 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
           events[op.object].wait(false, false, RL_INFO);
           g_cpus.in_schedule[t] = false;
           break;
-        case Kind::read: r[n++] = vars[op.object]($); break;
-        case Kind::write: vars[op.object]($) = op.value; break;
+        case Kind::read: r[n++] = objects->vars[op.object]($); break;
+        case Kind::write: objects->vars[op.object]($) = op.value; break;
         case Kind::rand: r[n++] = (int)rl::rand(op.value); break;
         case Kind::yield: rl::yield(1, $); break;
         case Kind::pdisable: preempt_count_add(1, $); break;
@@ -132,8 +146,12 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
     }
     if (g_program->finals)
       for (unsigned a = 0; a < kAtomics; a++)
-        outcome |= uint64_t(atomics[a].load(rl::mo_relaxed, $) & 15) << (48 + 4 * a);
+        outcome |= uint64_t(objects->atomics[a].load(rl::mo_relaxed, $) & 15) << (48 + 4 * a);
     for (auto& e : events) e.deinit(RL_INFO);
+    if (objects != &fixed) {
+      objects->~shared_objects();
+      (rl::ctx().free)(objects);
+    }
     record(outcome);
   }
 };
@@ -227,6 +245,8 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   }
   SearchResult res;
   res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
+  // As explore() does: a pass of a search that named heap objects by address is void.
+  if (res.failure.empty() && reader.unnamed_objects) res.failure = "unnamed heap objects";
   if (pool && exploration::work_stealing::is_worker()) exploration::work_stealing::finish_worker(worker_blob(res.failure));
   res.iterations = g_iterations - exploration::g_foreign_iterations;
   res.floor_loads = exploration::g_floor_loads;

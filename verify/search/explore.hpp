@@ -219,6 +219,7 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   g_history_reader = nullptr;
   g_trace_wanted = true;
   g_events_from_text = reader.events.formatted;
+  g_unnamed_heap_objects = reader.unnamed_objects;
   g_event_fields_unlike_text = reader.events.fields_unlike_text;
   const bool passed = r == rl::test_result_success || r == rl::test_result_until_condition_hit;
   if (!passed || g_twin_misuse || g_nondeterminism[0]) work_stealing::stop_all();

@@ -26,6 +26,7 @@ uint64_t g_floor_loads = 0, g_floor_unkept = 0;
 uint64_t g_fence_races_unused = 0;
 history_reader* g_history_reader = nullptr;
 uint64_t g_events_from_text = 0;
+uint64_t g_unnamed_heap_objects = 0;
 bool g_check_event_fields = false;
 uint64_t g_event_fields_unlike_text = 0;
 

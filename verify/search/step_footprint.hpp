@@ -254,6 +254,19 @@ class event_reader {
 };
 
 // The events Relacy logged since the last read, added to a footprint.
+//
+// An object in a block of Relacy's heap is named by the block, not by its address: Relacy's
+// heap recycles blocks through per-size caches and a ring of deferred frees that outlive the
+// iteration, so the same object of the same run lies at another address in the next iteration
+// (and in a worker forked later). A footprint that named it by address would miss a conflict
+// with the same object met again elsewhere in the tree: a sleeper would never wake, a race would
+// never be reversed (the "heap" programs of tests/reduction/ lost outcomes that way). The name
+// is the block's owner (the set-up, or the thread that allocated it), its place in its owner's
+// allocations in the iteration, and the offset in it: the same in every run that allocated it.
+// An allocation Relacy did not log (operator new outside Relacy's new macro, whose
+// vmaverify-wide definition logs its own, verify/search/operator_new.cpp; Relacy's inline one
+// does not) is known only when it is freed: if some event of the iteration touched an object in
+// it, `unnamed_objects` counts it, and the search cannot stand behind its verdict.
 class history_reader {
  public:
   // Adds what the events logged since the last call touched. Returns whether the last of them
@@ -262,9 +275,10 @@ class history_reader {
     const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
     bool parked = false;
     first_ = next_;
+    in_setup_ = false;  // a step is a thread's
     for (; next_ < e.size(); next_++) {
-      events.read(e[next_], f);
-      note_block(e[next_]);
+      read_named(e[next_], f);
+      note_heap(e, next_);
       parked = e[next_].output_ == &rl::event_output<rl::park_event>;
     }
     return parked;
@@ -274,44 +288,104 @@ class history_reader {
   // last step.
   void first_touch(Footprint& f) {
     const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
-    for (size_t k = first_; k < next_ && f.objects.empty() && !f.global; k++) events.read(e[k], f);
+    for (size_t k = first_; k < next_ && f.objects.empty() && !f.global; k++) read_named(e[k], f);
   }
   // Whether no event was logged since the last read: inside a step, its operation has not
   // logged its own yet (Relacy logs an operation's event after the choices inside it). The
   // load floor asks it so that a choice inside the test's after() (logged into the run's last
   // step) is never pruned; Relacy's after() makes no choices today, so the test only defends.
   bool nothing_new() const { return entries_of(relacy_history::of(rl::ctx())).size() == next_; }
-  // Passes over the events logged so far (the set-up, which is no thread's step).
+  // Passes over the events logged so far (the set-up, which is no thread's step; at the end of
+  // an iteration, what its after() and destructor did), noting the heap's blocks.
   void skip() {
     const relacy_entries& e = entries_of(relacy_history::of(rl::ctx()));
-    for (; next_ < e.size(); next_++) note_block(e[next_]);
+    for (; next_ < e.size(); next_++) note_heap(e, next_);
+    in_setup_ = false;
   }
   // Relacy's record was cleared: a new iteration.
   void restart() {
     next_ = 0;
     blocks_.clear();
-  }
-  // Whether an object's address lies in a block Relacy's heap handed out in this iteration (the
-  // set-up's too). Which block an allocation gets depends on the order of the frees before it,
-  // so such an object may lie elsewhere in another run of the same steps; every other object
-  // (in the test's state, a thread's stack, or static) lies at the same address in every run.
-  bool in_heap_block(uintptr_t address) const {
-    for (const auto& b : blocks_)
-      if (address >= b.first && address < b.second) return true;
-    return false;
+    std::fill_n(allocations_, kOwners, 0u);
+    in_setup_ = true;
   }
   event_reader events;
+  uint64_t unnamed_objects = 0;  // unlogged blocks that held an object some event touched
 
  private:
-  void note_block(const rl::history_entry& e) {
-    if (e.output_ != &rl::event_output<rl::memory_alloc_event>) return;
-    const auto& ev = *static_cast<const rl::memory_alloc_event*>(e.ev_);
-    // An array's elements start a header further on (memory_alloc_event::output).
-    blocks_.push_back({(uintptr_t)ev.addr_, (uintptr_t)ev.addr_ + ev.size_ + rl::alignment});
+  // A block's name: kBlockNames | owner << 40 | place << 24, plus the offset. Above every address
+  // a program has (below 2^47), below the tags' bits (Footprint::kTags >> 1), above the pseudo-objects.
+  static constexpr uintptr_t kBlockNames = uintptr_t(1) << 52;
+  static constexpr unsigned kOwners = 256;  // the set-up (0) and threads 0..254 (1..255)
+  static constexpr uintptr_t kMaxPlace = uintptr_t(1) << 16, kMaxOffset = uintptr_t(1) << 24;
+  struct block {
+    uintptr_t begin, end, name;  // name 0: too large to name (an object in it touches everything)
+    bool freed;
+  };
+
+  // One event, its heap objects named by their blocks.
+  void read_named(const rl::history_entry& ev, Footprint& f) {
+    if (blocks_.empty()) return events.read(ev, f);
+    scratch_.clear();
+    events.read(ev, scratch_);
+    f.global = f.global || scratch_.global;
+    f.var = f.var || scratch_.var;
+    for (uintptr_t o : scratch_.objects) {
+      const uintptr_t object = o >> 1;
+      const block* b = (o & Footprint::kTags) || object < kPseudoObjectsEnd ? nullptr : block_of(object);
+      if (b && !b->name) f.global = true;
+      f.add(b && b->name ? b->name + (object - b->begin) : object, o & 1);
+    }
+  }
+  // The newest block holding the address (a freed block's address may be handed out again).
+  const block* block_of(uintptr_t address) const {
+    for (size_t k = blocks_.size(); k-- > 0;)
+      if (address >= blocks_[k].begin && address < blocks_[k].end) return &blocks_[k];
+    return nullptr;
+  }
+  void note_heap(const relacy_entries& e, size_t at) {
+    if (e[at].output_ == &rl::event_output<rl::memory_alloc_event>) {
+      const auto& ev = *static_cast<const rl::memory_alloc_event*>(e[at].ev_);
+      const unsigned owner = in_setup_ ? 0 : std::min<unsigned>(e[at].thread_index_ + 1, kOwners - 1);
+      const uintptr_t place = allocations_[owner]++;
+      // An array's elements start a header further on (memory_alloc_event::output).
+      const uintptr_t begin = (uintptr_t)ev.addr_, end = begin + ev.size_ + rl::alignment;
+      const bool nameable = place < kMaxPlace && end - begin < kMaxOffset && owner < kOwners - 1;
+      blocks_.push_back({begin, end, nameable ? kBlockNames | uintptr_t(owner) << 40 | place << 24 : 0, false});
+    } else if (e[at].output_ == &rl::event_output<rl::memory_free_event>) {
+      const uintptr_t p = (uintptr_t)static_cast<const rl::memory_free_event*>(e[at].ev_)->addr_;
+      for (size_t k = blocks_.size(); k-- > 0;)
+        if (!blocks_[k].freed && blocks_[k].begin >= p && blocks_[k].begin - p <= rl::alignment) {
+          blocks_[k].freed = true;
+          return;
+        }
+      // Allocated unlogged: its size is in Relacy's header before it (rl::memory_mgr::alloc).
+      const size_t size = *reinterpret_cast<const size_t*>(p - rl::alignment);
+      if (touched_between(e, at, p, p + size)) unnamed_objects++;
+    }
+  }
+  // Whether an event before `at` in this iteration touched an object in [begin, end).
+  bool touched_between(const relacy_entries& e, size_t at, uintptr_t begin, uintptr_t end) {
+    bool announced[32];
+    std::copy_n(g_blocking_lock, 32, announced);  // a mutex event's reading changes them
+    const rl::thread_id_t thread = event_reader::thread_;
+    bool inside = false;
+    for (size_t k = 0; k < at && !inside; k++) {
+      scratch_.clear();
+      events.read(e[k], scratch_);
+      for (uintptr_t o : scratch_.objects)
+        inside = inside || (!(o & Footprint::kTags) && o >> 1 >= begin && o >> 1 < end);
+    }
+    std::copy_n(announced, 32, g_blocking_lock);
+    event_reader::thread_ = thread;
+    return inside;
   }
   size_t next_ = 0;
   size_t first_ = 0;  // the first event of the last read
-  typename rl::vector<std::pair<uintptr_t, uintptr_t>>::type blocks_;  // [begin, end) each
+  bool in_setup_ = true;
+  unsigned allocations_[kOwners] = {};
+  typename rl::vector<block>::type blocks_;  // this iteration's, in the order allocated
+  Footprint scratch_;
 };
 
 }  // namespace exploration
