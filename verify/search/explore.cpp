@@ -138,17 +138,25 @@ void attribute_deadlock(RunResult* r) {
 
 }  // namespace
 
+namespace {
+// Whether Relacy allocates for itself (its history, its bookkeeping): its context then hands out
+// plain malloc'ed memory. The count is protected in rl::context: read from a derived class.
+struct relacy_alloc_state : rl::context {
+  static bool own(rl::context& c) { return c.*(&relacy_alloc_state::disable_alloc_) != 0; }
+};
+}  // namespace
+
 void* relacy_or_malloc(size_t size) {
   if (!rl::is_ctx()) return (::malloc)(size);
   rl::context& c = rl::ctx();
+  if (relacy_alloc_state::own(c)) return c.alloc(size);
   void* const p = c.alloc(size);
   // Logged as Relacy's new macro logs what it allocates (rl::new_proxy), so that the reduction
-  // names the objects in the block by the block (history_reader); the macro, if this call is
-  // its, then logs nothing more. An allocation Relacy made with its own malloc logs nothing.
-  if (c.prev_alloc_size()) {
-    const rl::debug_info info = RL_INFO;
-    RL_HIST(rl::memory_alloc_event){p, size, false} RL_HIST_END();
-  }
+  // names the objects in the block by the block (history_reader); the size it leaves for the
+  // macro is taken, so that the macro, if this call is its, logs nothing more.
+  c.prev_alloc_size();
+  const rl::debug_info info = RL_INFO;
+  RL_HIST(rl::memory_alloc_event){p, size, false} RL_HIST_END();
   return p;
 }
 
