@@ -100,6 +100,8 @@ BUGS = {
     "heap_named_by_address": (F, "f.add(b && b->name ? b->name + (object - b->begin) : object, o & 1);",
                               "f.add(object, o & 1);",
                               "an object in a block of Relacy's heap is named by its address, which moves from run to run"),
+    "free_null_read": (F, "if (p < 4096 || p % rl::alignment) return;", "",
+                       "a free of NULL is taken for an unlogged block's (its header read below address 0)"),
     "unlogged_block_unnoticed": (F, "if (touched_between(e, at, p, p + size)) unnamed_objects++;", "(void)size;",
                                  "objects in a block allocated unlogged, named by address, go unnoticed"),
     "claimed_choices_dropped": (S, "!(nd.given & bit(nd.thread[next])) && !claim(i - 1, nd.thread[next])) {",

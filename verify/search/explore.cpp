@@ -401,10 +401,9 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
       res.message = "random search sampled " + std::to_string(res.iterations) + " interleavings: not exhaustive";
     } else if (g_unnamed_heap_objects) {
       res.result = "incomplete";
-      res.message = std::to_string(g_unnamed_heap_objects) +
-                    " blocks of Relacy's heap allocated unlogged held objects the reduction could name only by "
-                    "address, which moves from run to run (tests/reduction/README.md, \"Names\"): search "
-                    "without --reduce";
+      res.message = "objects in blocks of Relacy's heap allocated unlogged (" + std::to_string(g_unnamed_heap_objects) +
+                    " frees of such a block) could be named only by their address, which moves from run to run "
+                    "(tests/reduction/README.md, \"Names\"): search without --reduce";
     } else {
       res.result = "verified";
     }

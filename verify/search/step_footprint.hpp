@@ -310,7 +310,7 @@ class history_reader {
     in_setup_ = true;
   }
   event_reader events;
-  uint64_t unnamed_objects = 0;  // unlogged blocks that held an object some event touched
+  uint64_t unnamed_objects = 0;  // frees of unlogged blocks that held an object some event touched
 
  private:
   // A block's name: kBlockNames | owner << 40 | place << 24, plus the offset. Above every address
@@ -359,6 +359,8 @@ class history_reader {
           blocks_[k].freed = true;
           return;
         }
+      // free(NULL) frees nothing; a pointer Relacy never handed out fails the run (its free()).
+      if (p < 4096 || p % rl::alignment) return;
       // Allocated unlogged: its size is in Relacy's header before it (rl::memory_mgr::alloc).
       const size_t size = *reinterpret_cast<const size_t*>(p - rl::alignment);
       if (touched_between(e, at, p, p + size)) unnamed_objects++;
