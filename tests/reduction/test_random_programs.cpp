@@ -154,7 +154,8 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = fa
     // allocated unlogged (the reduced search must refuse to pass).
     p.heap = i % 4 == 1 ? program::Heap::logged : i % 32 == 3 ? program::Heap::unlogged : program::Heap::none;
     bool skip = false;
-    const bool steal = !cpus && i % 20 == 0;  // forks cost: one program in 20 (tasks on CPUs: never split)
+    // Forks cost: one program in 20, and one heap program in 40 besides (tasks on CPUs: never split).
+    const bool steal = !cpus && (i % 20 == 0 || i % 40 == 5);
     const std::string d = check(p, shards, &tally, &skip, steal);
     tally.skipped += skip;
     tally.compared += !skip;
