@@ -225,6 +225,10 @@ def run(binary, programs, timeout):
     except subprocess.TimeoutExpired:
         return None
     failed = set(re.findall(r"^\[  FAILED  \] ([A-Za-z][\w/.]*)", p.stdout, re.M))
+    # A run that died (a crash, an abort) failed whatever test was running.
+    if not failed and p.returncode != 0:
+        running = re.findall(r"^\[ RUN      \] ([A-Za-z][\w/.]*)", p.stdout, re.M)
+        failed = {"%s (the tests died: exit status %d)" % (running[-1] if running else "the test binary", p.returncode)}
     # Litmus files by their name, the rest by test
     return sorted(f.replace("Files/Litmus.EverySearchReachesExactlyTheExpectedOutcomes/", "litmus ") for f in failed)
 
