@@ -97,8 +97,7 @@ BUGS = {
     "tagged_names_stay": (S, "return !step_.global && step_.has_tagged(Footprint::kTags);", "return false;",
                           "an event's or a mutex's address is taken to be the same in every run"),
     # Names of objects in blocks of Relacy's heap (history_reader: by their block).
-    "heap_named_by_address": (F, "f.add(b && b->name ? b->name + (object - b->begin) : object, o & 1);",
-                              "f.add(object, o & 1);",
+    "heap_named_by_address": (F, "if (b && b->name) o = (b->name + (object - b->begin)) << 1 | (o & 1);", "",
                               "an object in a block of Relacy's heap is named by its address, which moves from run to run"),
     "free_null_read": (F, "if (p < 4096 || p % rl::alignment) return;", "",
                        "a free of NULL is taken for an unlogged block's (its header read below address 0)"),

@@ -61,9 +61,9 @@ extern history_reader* g_history_reader;
 // Events of the last reduced search read from their printed text: of a type not in
 // verify/search/footprint_types.cpp (the same footprint, slower).
 extern uint64_t g_events_from_text;
-// Blocks of Relacy's heap allocated unlogged that held an object some event touched in the
-// last reduced search (history_reader::unnamed_objects): its footprints named those objects by
-// address, which moves, so it cannot stand behind a pass.
+// Frees, in the last reduced search, of blocks of Relacy's heap allocated unlogged that held an
+// object some event touched (history_reader::unnamed_objects): its footprints named those
+// objects by address, which moves, so it cannot stand behind a pass.
 extern uint64_t g_unnamed_heap_objects;
 // Check every event of a known type against its text too (tests); the events whose readings differed.
 extern bool g_check_event_fields;

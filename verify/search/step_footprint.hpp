@@ -263,8 +263,8 @@ class event_reader {
 // never be reversed (the "heap" programs of tests/reduction/ lost outcomes that way). The name
 // is the block's owner (the set-up, or the thread that allocated it), its place in its owner's
 // allocations in the iteration, and the offset in it: the same in every run that allocated it.
-// An allocation Relacy did not log (operator new outside Relacy's new macro, whose
-// vmaverify-wide definition logs its own, verify/search/operator_new.cpp; Relacy's inline one
+// An allocation Relacy did not log (operator new outside Relacy's new macro: vmaverify's own,
+// verify/search/operator_new.cpp, logs it in relacy_or_malloc, explore.cpp; Relacy's inline one
 // does not) is known only when it is freed: if some event of the iteration touched an object in
 // it, `unnamed_objects` counts it, and the search cannot stand behind its verdict.
 class history_reader {
@@ -328,14 +328,13 @@ class history_reader {
     if (blocks_.empty()) return events.read(ev, f);
     scratch_.clear();
     events.read(ev, scratch_);
-    f.global = f.global || scratch_.global;
-    f.var = f.var || scratch_.var;
-    for (uintptr_t o : scratch_.objects) {
+    for (uintptr_t& o : scratch_.objects) {
       const uintptr_t object = o >> 1;
       const block* b = (o & Footprint::kTags) || object < kPseudoObjectsEnd ? nullptr : block_of(object);
-      if (b && !b->name) f.global = true;
-      f.add(b && b->name ? b->name + (object - b->begin) : object, o & 1);
+      if (b && !b->name) scratch_.global = true;
+      if (b && b->name) o = (b->name + (object - b->begin)) << 1 | (o & 1);
     }
+    f.merge(scratch_);
   }
   // The newest block holding the address (a freed block's address may be handed out again).
   const block* block_of(uintptr_t address) const {
