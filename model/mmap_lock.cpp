@@ -8,6 +8,8 @@
 mmap_lock_t::mmap_lock_t(const char* owner) {
   rw.init(true, false, false, false, RL_INFO);
   gate.init(false, false, false, false, RL_INFO);
+  announce_sync_primitive(&rw);
+  announce_sync_primitive(&gate);
   trace_name(relacy_impl_address(&rw), "mmap_lock of %s", owner);
   trace_name(relacy_impl_address(&gate), "mmap_lock of %s (writer's hold)", owner);
   mm_lock_seq.store(0, rl::memory_order_relaxed);
@@ -77,6 +79,7 @@ int mm_lock_seq_of_writer(mmap_lock_t* l) {
 
 vma_lock_t::vma_lock_t(const char* vma_name) {
   lock.init(true, false, false, false, RL_INFO);
+  announce_sync_primitive(&lock);
   trace_name(relacy_impl_address(&lock), "vm_lock of %s", vma_name);
   vm_lock_seq.store(-1, rl::memory_order_relaxed);
   detached.store(false, rl::memory_order_relaxed);

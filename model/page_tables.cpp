@@ -41,6 +41,7 @@ static void add_slots(mm_pgtables* pt, unsigned long start, unsigned long end, b
       p->ptl_live = pt->ptlocks;
       if (p->ptl_live) {
         p->ptl.init(false, false, false, false, RL_INFO);
+        announce_sync_primitive(&p->ptl);
         trace_name(relacy_impl_address(&p->ptl), "%s lock of %s table %#lx of %s",
                    l == PTE_TABLE ? "PTE" : "pmd_lock: PMD", pt_level_name(l), a, owner);
       }

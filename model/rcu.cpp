@@ -11,6 +11,7 @@ static int g_rcu_depth[8];
 rcu_domain::rcu_domain() {
   for (int& d : g_rcu_depth) d = 0;
   gp.init(true, false, false, false, RL_INFO);
+  announce_sync_primitive(&gp);
   trace_name(relacy_impl_address(&gp), "RCU grace period");
   g_rcu = this;
 }

@@ -34,3 +34,27 @@ namespace exploration {
 extern bool g_blocking_lock[32];  // per thread; verify/search/step_footprint.hpp reads and clears it
 }
 inline void announce_blocking_lock() { exploration::g_blocking_lock[rl::thread_index()] = true; }
+
+// A Relacy mutex or event, announced by the code that builds it (init, or its constructor).
+// Relacy keeps its state in a block from a per-type free list, whose address in a run depends
+// on the order in which the previous run freed such blocks; its events name that block. The
+// reduction names the state by the primitive's own address instead, which is the test's (the
+// same in every run) or in a block of Relacy's heap (named by its block): the same in every run
+// that built it, so a work-stealing worker may let a step that touched it sleep
+// (tests/reduction/README.md, "Work-stealing"). One not announced costs only that.
+namespace exploration {
+struct sync_primitive {
+  uintptr_t state, primitive;  // the address of Relacy's state for it; its own
+};
+constexpr unsigned kSyncPrimitives = 128;
+extern sync_primitive g_sync_primitives[kSyncPrimitives];  // this iteration's, in the order built
+extern unsigned g_sync_primitive_count;                    // cleared as an iteration begins
+}  // namespace exploration
+// rl::generic_mutex and rl::generic_event keep the address of their state as the first data
+// member after the vtable pointer.
+inline void announce_sync_primitive(const void* primitive) {
+  using namespace exploration;
+  if (g_sync_primitive_count == kSyncPrimitives) return;  // left unnamed: as if not announced
+  const uintptr_t state = *reinterpret_cast<const uintptr_t*>(static_cast<const char*>(primitive) + sizeof(void*));
+  g_sync_primitives[g_sync_primitive_count++] = {state, (uintptr_t)primitive};
+}

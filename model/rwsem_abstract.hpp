@@ -14,6 +14,7 @@ struct rwsem_abstract final : rw_semaphore {
 
   explicit rwsem_abstract(const char* n) : rw_semaphore(n) {
     lock.init(true, false, false, false, RL_INFO);
+    announce_sync_primitive(&lock);
     trace_name(relacy_impl_address(&lock), "%s", n);
   }
   ~rwsem_abstract() override { lock.deinit(RL_INFO); }

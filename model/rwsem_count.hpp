@@ -88,6 +88,7 @@ struct rwsem_count_model final : rw_semaphore {
     owner.store(0, rl::memory_order_relaxed);
     trace_name(&count, "count of %s", n);
     trace_name(&owner, "owner of %s", n);
+    announce_sync_primitive(&wait_lock);
     trace_name(relacy_impl_address(&wait_lock), "wait_lock of %s", n);
     attach_kernel_rwsem(&count, &wait_lock);  // vmaverify kernel: the tree's rwsem.c on these
   }

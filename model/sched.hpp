@@ -44,6 +44,7 @@ struct task_struct {
 
   task_struct() {
     runnable.init(false, false, RL_INFO);
+    announce_sync_primitive(&runnable);
   }
   void name(int id, int spurious_wakeups) {
     pid = id;

@@ -326,6 +326,7 @@ struct rw_semaphore {
     // __init_rwsem: owner 0 (count is the hand model's, already RWSEM_UNLOCKED_VALUE).
     owner.store(0, rl::mo_relaxed, $);
     trace_name(&owner, "owner of %s", n);
+    announce_sync_primitive(&osq.m);
     trace_name(relacy_impl_address(&osq.m), "osq of %s", n);
     trace_name(&wait_list, "%s->wait_list", n);
     trace_name(&wait_list.next, "%s->wait_list.next", n);

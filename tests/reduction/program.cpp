@@ -239,6 +239,7 @@ std::string Program::text() const {
       s << "event e" << e << (manual_reset[e] ? " manual " : " auto ") << initially_set[e] << "\n";
   if (finals) s << "finals\n";
   if (heap != Heap::none) s << (heap == Heap::logged ? "heap\n" : "heap unlogged\n");
+  if (sync_named) s << "sync named\n";
   if (symmetric) s << "twins\n";
   if (has_cpus()) {
     s << "cpus";
@@ -285,6 +286,8 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
       p->finals = true;
     } else if (line == "heap" || line == "heap unlogged") {
       p->heap = line == "heap" ? Heap::logged : Heap::unlogged;
+    } else if (line == "sync named") {
+      p->sync_named = true;
     } else if (line == "twins") {
       p->symmetric = true;
     } else if (line.rfind("cpus ", 0) == 0) {
@@ -333,7 +336,7 @@ bool parse(const std::string& text, Program* p, std::string* error, std::vector<
       }
       threads++;
     } else {
-      return fail("'" + line + "': a thread (T" + std::to_string(threads) + ": ...), event, finals, heap, twins, cpus or expect: line expected");
+      return fail("'" + line + "': a thread (T" + std::to_string(threads) + ": ...), event, finals, heap, sync named, twins, cpus or expect: line expected");
     }
   }
   if (threads < 2) return fail("two threads or more expected");

@@ -7,10 +7,14 @@
 //   # comment
 //   event e0 manual 1              (e0/e1: auto-reset unless "manual"; initially set if 1)
 //   finals                         (the outcome includes the atomics' final values)
-//   heap                           (the atomics and variables live in a block the set-up
-//                                   allocates on Relacy's heap, at an address that moves from
-//                                   run to run; "heap unlogged": allocated as Relacy's inline
-//                                   operator new does, without a log entry)
+//   heap                           (the atomics, variables, mutexes and events live in a block
+//                                   the set-up allocates on Relacy's heap, at an address that
+//                                   moves from run to run; "heap unlogged": allocated as
+//                                   Relacy's inline operator new does, without a log entry)
+//   sync named                     (the mutexes and events are announced as they are built,
+//                                   as the model's are: model/rl_env.hpp; without the line
+//                                   they are named by where Relacy keeps their state, which
+//                                   moves from run to run)
 //   T0: store x 1 relaxed; r = load y acquire
 //   T1: lock m0; write a 1; unlock m0
 //   expect: T0=0 T1= | T0=1 T1=    (litmus files: the exact set of outcomes)
@@ -66,6 +70,7 @@ struct Program {
   bool initially_set[kEvents] = {false, false};
   bool finals = false;     // the outcome includes the atomics' final values
   Heap heap = Heap::none;  // where the atomics and variables live
+  bool sync_named = false;  // the mutexes and events are announced (announce_sync_primitive)
   bool symmetric = false;  // thread 1 runs thread 0's code (twins)
   int cpu_of[kMaxThreads] = {-1, -1, -1, -1};  // each thread's CPU; -1 for none
   bool rt[kMaxThreads] = {false, false, false, false};  // SCHED_FIFO

@@ -39,10 +39,12 @@ void record(uint64_t outcome) {
 
 rl::memory_order order(Order o) { return (rl::memory_order)o; }
 
-// The program's atomics and variables.
+// The program's objects.
 struct shared_objects {
   rl::atomic<int> atomics[kAtomics];
   rl::var<int> vars[kVars];
+  rl::mutex mutexes[kMutexes];
+  rl::generic_event events[kEvents];
 };
 
 template <rl::thread_id_t N>
@@ -53,8 +55,6 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
   // sized operator delete, which Relacy does not replace.
   shared_objects fixed;
   shared_objects* objects = &fixed;
-  rl::mutex mutexes[kMutexes];
-  rl::generic_event events[kEvents];
   int regs[N][kMaxRegisters];
   unsigned nregs[N];
 
@@ -65,7 +65,12 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
     if (g_program->heap == Heap::none) objects = &fixed;
     for (auto& a : objects->atomics) a.store(0, rl::mo_relaxed, $);
     for (auto& v : objects->vars) v($) = 0;
-    for (unsigned e = 0; e < kEvents; e++) events[e].init(g_program->manual_reset[e], g_program->initially_set[e], RL_INFO);
+    for (unsigned e = 0; e < kEvents; e++)
+      objects->events[e].init(g_program->manual_reset[e], g_program->initially_set[e], RL_INFO);
+    if (g_program->sync_named) {
+      for (auto& m : objects->mutexes) announce_sync_primitive(&m);
+      for (auto& e : objects->events) announce_sync_primitive(&e);
+    }
     for (unsigned t = 0; t < N; t++) nregs[t] = 0;
     if (++g_iterations > g_budget && g_budget) rl::ctx().rl_until("budget", RL_INFO);
     // The set-up is no thread's step (as in exploration::iteration_begin).
@@ -92,23 +97,23 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
         case Kind::fence: rl::atomic_thread_fence(order(op.order), $); break;
         case Kind::lock:
           announce_blocking_lock();  // as the model's spin locks do (model/rl_env.hpp)
-          mutexes[op.object].lock($);
+          objects->mutexes[op.object].lock($);
           held[op.object] = true;
           break;
         case Kind::unlock:
-          if (held[op.object]) mutexes[op.object].unlock($);
+          if (held[op.object]) objects->mutexes[op.object].unlock($);
           held[op.object] = false;
           break;
         case Kind::trylock:
-          r[n] = !held[op.object] && mutexes[op.object].try_lock($);
+          r[n] = !held[op.object] && objects->mutexes[op.object].try_lock($);
           held[op.object] = held[op.object] || r[n];
           n++;
           break;
-        case Kind::set: events[op.object].set(RL_INFO); break;
-        case Kind::reset: events[op.object].reset(RL_INFO); break;
+        case Kind::set: objects->events[op.object].set(RL_INFO); break;
+        case Kind::reset: objects->events[op.object].reset(RL_INFO); break;
         case Kind::wait:  // a task on a CPU sleeps in schedule(): it gives the CPU up (model/sched.hpp)
           if (g_program->has_cpus()) g_cpus.in_schedule[t] = true;
-          events[op.object].wait(false, false, RL_INFO);
+          objects->events[op.object].wait(false, false, RL_INFO);
           g_cpus.in_schedule[t] = false;
           break;
         case Kind::read: r[n++] = objects->vars[op.object]($); break;
@@ -130,7 +135,7 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
       }
     }
     for (unsigned m = 0; m < kMutexes; m++)
-      if (held[m]) mutexes[m].unlock($);
+      if (held[m]) objects->mutexes[m].unlock($);
   }
 
   void after() {
@@ -147,7 +152,7 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
     if (g_program->finals)
       for (unsigned a = 0; a < kAtomics; a++)
         outcome |= uint64_t(objects->atomics[a].load(rl::mo_relaxed, $) & 15) << (48 + 4 * a);
-    for (auto& e : events) e.deinit(RL_INFO);
+    for (auto& e : objects->events) e.deinit(RL_INFO);
     if (objects != &fixed) {
       objects->~shared_objects();
       (rl::ctx().free)(objects);
@@ -216,6 +221,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_history_reader = o.reduce ? &reader : nullptr;
   exploration::g_twin_misuse = false;
   exploration::g_twin_yield = false;
+  exploration::g_setup_after_split = false;
   exploration::g_nondeterminism[0] = 0;
   exploration::g_twin_of[1] = o.twins ? 0 : -1;
   g_cpus.active = p.has_cpus();
@@ -250,6 +256,12 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   res.failure = exploration::g_twin_misuse ? "bad twin" : exploration::g_nondeterminism[0] ? "not deterministic" : g_overflow ? "too many outcomes" : failure_of(r);
   // As explore() does: a pass of a search that named heap objects by address is void.
   if (res.failure.empty() && reader.unnamed_objects) res.failure = "unnamed heap objects";
+  // As explore() does: a search whose set-up thread mattered after a split runs again in one
+  // process (g_setup_after_split); a process says so in place of its failure.
+  static const char kSetupAfterSplit[] = "set-up thread mattered after a split";
+  bool again = exploration::g_setup_after_split;
+  exploration::g_setup_after_split = false;
+  if (again) res.failure = kSetupAfterSplit;
   if (pool && exploration::work_stealing::is_worker()) exploration::work_stealing::finish_worker(worker_blob(res.failure));
   res.iterations = g_iterations - exploration::g_foreign_iterations;
   res.floor_loads = exploration::g_floor_loads;
@@ -261,6 +273,7 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   if (pool && !exploration::work_stealing::end(&blobs, &lost)) res.failure = "worker lost: " + lost;
   for (const std::string& b : blobs) {  // the first failure in process order decides, as shards' do
     const size_t nl = b.find('\n');
+    again = again || b.substr(0, nl) == kSetupAfterSplit;
     if (res.failure.empty()) res.failure = b.substr(0, nl);
     uint64_t n;
     std::memcpy(&n, b.data() + nl + 1, sizeof n);
@@ -270,6 +283,11 @@ SearchResult search(const Program& p, const SearchOptions& o) {
       res.outcomes.insert(n - 1);
     }
     res.processes++;
+  }
+  if (again && pool) {
+    SearchOptions one = o;
+    one.jobs = 1;
+    return search(p, one);
   }
   return res;
 }

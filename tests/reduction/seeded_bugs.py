@@ -9,7 +9,7 @@ the bug in, outside the source tree, and run; a bug no test catches is a hole in
 scenario-level differentials (Reduction.*, Symmetry.*, Shards.*) need the whole model and are
 not run here.
 
-Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--timeout S]
+Usage: tests/reduction/seeded_bugs.py [--programs N] [--only NAME] [--timeout S] [--check]
 """
 import argparse
 import os
@@ -46,11 +46,11 @@ BUGS = {
                                    "sleep sets wake only on a write-write conflict"),
     "blocked_wait_empty": (S, "s.open_wait = parked && !step_.has_tagged(Footprint::kLockOrder);", "s.open_wait = false;",
                            "a blocked event wait touches nothing (the hole this project had)"),
-    "completed_wait_not_in_sleep_entry": (S, "if (e.thread == b.thread) e.touched.merge(step_);", "(void)e;",
+    "completed_wait_not_in_sleep_entry": (S, "if (e.thread == b.thread) e.touched.merge(step_), e.names_move = true;", "(void)e;",
                                           "a blocked wait's footprint is not added to its sleep-set entry"),
     "initials_ignore_order": (S, "if (first) initials |= t;", "initials |= t;",
                               "any thread of notdep(i).j counts as an initial, even one ordered after another"),
-    "join_every_step": (S, "if (c == Conflict::none) continue;", "",
+    "join_every_step": (S, "if (c == Conflict::none) return;", "",
                         "every earlier step, conflicting or not, orders before j (races hidden behind it)"),
     "no_lock_races": (S, "add_lock_races(from, m);", "",
                       "a lock never races with the previous holder's lock"),
@@ -94,10 +94,21 @@ BUGS = {
     "worker_sleeps_parents_path": (S, "node_[m].done.back().elsewhere = node_[m].done.back().names_move;",
                                    "node_[m].done.back().elsewhere = false;",
                                    "in a worker, the parent's choices still being explored sleep, whatever they touched"),
-    "tagged_names_stay": (S, "return !step_.global && step_.has_tagged(Footprint::kTags);", "return false;",
+    "tagged_names_stay": (S, "return !step_.global && step_.moving;", "return false;",
                           "an event's or a mutex's address is taken to be the same in every run"),
+    "setup_mattered_after_split_kept": (S, "if (node_[0].shared) {  // split: the other processes keep the sleepers (g_setup_after_split)", "if (false) {",
+                                        "the set-up thread's stale read, found after a split, changes only the process that found it"),
+    # Mutexes and events announced as they are built (model/rl_env.hpp), named by their primitives.
+    "announced_named_by_state": (F, "if (primitive) object = primitive;\n      else if (tags) scratch_.moving = true;",
+                                 "if (primitive) {\n      } else if (tags) scratch_.moving = true;",
+                                 "an announced primitive's state keeps the address Relacy gave it, taken to stay"),
+    "announcements_kept": (S, "    g_sync_primitive_count = 0;  // before the test is built: it announces its primitives\n", "",
+                           "the primitives announced in earlier iterations are kept (their states' addresses moved since)"),
+    "announced_heap_primitive_by_address": (F, "const block* b = tags && !primitive ? nullptr : block_of(object);",
+                                            "const block* b = tags ? nullptr : block_of(object);",
+                                            "a mutex or event in a block of Relacy's heap is named by its address, which moves"),
     # Names of objects in blocks of Relacy's heap (history_reader: by their block).
-    "heap_named_by_address": (F, "if (b && b->name) o = (b->name + (object - b->begin)) << 1 | (o & 1);", "",
+    "heap_named_by_address": (F, "if (b && b->name) object = b->name + (object - b->begin);", "",
                               "an object in a block of Relacy's heap is named by its address, which moves from run to run"),
     "free_null_read": (F, "if (p < 4096 || p % rl::alignment) return;", "",
                        "a free of NULL is taken for an unlogged block's (its header read below address 0)"),
@@ -204,8 +215,8 @@ BUGS = {
     "fence_var_not_knowing": (S, "s.knows = step_.var || (step_.reads_plain() && !load_choice_);",
                               "s.knows = step_.reads_plain() && !load_choice_;",
                               "a variable's access does not know (its data race may be hidden)"),
-    "fence_plain_order_has_fences": (S, "if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, (size_t)k, plain_clocks_);",
-                                     "if (conflict(steps_[k], sl) != Conflict::none) join(pl, (size_t)k, plain_clocks_);",
+    "fence_plain_order_has_fences": (S, "if (conflict(steps_[k], sl, false) != Conflict::none) join(pl, k, plain_clocks_);",
+                                     "if (conflict(steps_[k], sl) != Conflict::none) join(pl, k, plain_clocks_);",
                                      "the order without the fences' keeps the fences' order (a step ordered only through them looks ordered)"),
 }
 
@@ -237,7 +248,17 @@ def main():
     ap.add_argument("--programs", type=int, default=2000, help="random programs per bug (default 2000)")
     ap.add_argument("--only", help="one bug by name")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per bug's test run (default 600)")
+    ap.add_argument("--check", action="store_true",
+                    help="only check that each bug's text is in its file exactly once (a test: a change to the "
+                         "engine must not leave a seed that no longer applies)")
     args = ap.parse_args()
+    if args.check:
+        stale = [name for name, (path, text, _, _) in BUGS.items()
+                 if open(os.path.join(ROOT, path)).read().count(text) != 1]
+        for name in stale:
+            print("seeded_bugs: the text of %s is not in %s exactly once" % (name, BUGS[name][0]))
+        print("%d of %d seeded bugs apply" % (len(BUGS) - len(stale), len(BUGS)))
+        sys.exit(1 if stale else 0)
     bugs = {k: v for k, v in BUGS.items() if not args.only or k == args.only}
     if not bugs:
         sys.exit("seeded_bugs: no bug named %s" % args.only)

@@ -153,6 +153,9 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = fa
     // from run to run (a footprint must name them by their block); one in 32 in a block
     // allocated unlogged (the reduced search must refuse to pass).
     p.heap = i % 4 == 1 ? program::Heap::logged : i % 32 == 3 ? program::Heap::unlogged : program::Heap::none;
+    // Two in three announce their mutexes and events, which are then named by the primitives;
+    // the others' are named by where Relacy keeps their state, which moves from run to run.
+    p.sync_named = i % 3 != 2;
     bool skip = false;
     // Forks cost: one program in 20, and one heap program in 40 besides (tasks on CPUs: never split).
     const bool steal = !cpus && (i % 20 == 0 || i % 40 == 5);

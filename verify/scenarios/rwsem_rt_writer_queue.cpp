@@ -24,6 +24,7 @@ struct rwsem_rt_writer_queue : scenario_base<rwsem_rt_writer_queue, 3> {
   void before() {
     scenario_base::before();
     held.init(true, false, RL_INFO);
+    announce_sync_primitive(&held);
   }
 
   void thread(unsigned i) {

@@ -249,12 +249,12 @@ bool start_work_stealing(unsigned jobs, history_reader* reader, std::string* err
   return true;
 }
 
-std::string worker_blob(const RunResult& r, bool twin_yield) {
+std::string worker_blob(const RunResult& r, bool twin_yield, bool setup_after_split) {
   Outcome o;
   o.r = r;
   std::string blob = outcome_wire(o);
   blob += '\n';
-  blob += twin_yield ? 'Y' : 'N';
+  blob += twin_yield ? (setup_after_split ? 'B' : 'Y') : (setup_after_split ? 'S' : 'N');
   const long dropped = dropped_batch_states();
   blob.append(reinterpret_cast<const char*>(&dropped), sizeof dropped);
   for (const BatchSnapshot& st : explored_batch_states())
@@ -262,9 +262,15 @@ std::string worker_blob(const RunResult& r, bool twin_yield) {
   return blob;
 }
 
-bool worker_twin_yield(const std::string& blob) {
+// What a worker's blob says after its outcome: N, Y (a twin yielded), S (the set-up thread
+// mattered after a split), B (both).
+static char worker_flags(const std::string& blob) {
   const size_t nl = blob.find('\n');
-  return nl != std::string::npos && nl + 1 < blob.size() && blob[nl + 1] == 'Y';
+  return nl != std::string::npos && nl + 1 < blob.size() ? blob[nl + 1] : 'N';
+}
+bool worker_twin_yield(const std::string& blob) { return worker_flags(blob) == 'Y' || worker_flags(blob) == 'B'; }
+bool worker_setup_after_split(const std::string& blob) {
+  return worker_flags(blob) == 'S' || worker_flags(blob) == 'B';
 }
 
 RunResult merge_workers(RunResult own, const std::vector<std::string>& blobs, const std::string& lost) {

@@ -39,11 +39,13 @@ RunResult finish(const Scenario& s, const RunOptions& o, uint64_t started, rl::t
 // reduced search asked to run in `jobs` processes; false (the search runs in one process) when
 // it cannot, with *err saying why.
 bool start_work_stealing(unsigned jobs, history_reader* reader, std::string* err);
-// A worker's result, with its explored batch states and whether a task yielded under twins,
-// as the blob it hands to the first process.
-std::string worker_blob(const RunResult& r, bool twin_yield);
-// Whether a worker's blob says a task yielded under twins.
+// A worker's result, with its explored batch states, whether a task yielded under twins and
+// whether the set-up thread mattered after a split (g_setup_after_split), as the blob it hands
+// to the first process.
+std::string worker_blob(const RunResult& r, bool twin_yield, bool setup_after_split);
+// Whether a worker's blob says a task yielded under twins; that the set-up thread mattered.
 bool worker_twin_yield(const std::string& blob);
+bool worker_setup_after_split(const std::string& blob);
 // The first process's result and its workers' as one search's: the verdict by precedence
 // (counterexample, error, incomplete, verified; this process's first), iterations and the
 // reduction's counts added up, each other figure the largest; the workers' batch states join
@@ -230,13 +232,16 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   std::string lost;
   if (first) work_stealing::end(&blobs, &lost);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  bool twin_yield = g_twin_yield;
-  g_twin_yield = false;
-  for (const std::string& b : blobs) twin_yield = twin_yield || worker_twin_yield(b);
+  bool twin_yield = g_twin_yield, setup_after_split = g_setup_after_split;
+  g_twin_yield = g_setup_after_split = false;
+  for (const std::string& b : blobs) {
+    twin_yield = twin_yield || worker_twin_yield(b);
+    setup_after_split = setup_after_split || worker_setup_after_split(b);
+  }
   RunResult res = g_twin_misuse ? twin_misuse_error(s, o)
                   : g_nondeterminism[0] ? nondeterminism_error(s, o)
                                         : conclude<Suite>(s, o, p, r, state, std::string(out.str().c_str()), seconds, reduced);
-  if (worker) work_stealing::finish_worker(worker_blob(res, twin_yield));
+  if (worker) work_stealing::finish_worker(worker_blob(res, twin_yield, setup_after_split));
   if (first) res = merge_workers(std::move(res), blobs, lost);
   if (!no_pool.empty()) res.stats["work-stealing off: " + no_pool] = 1;
   // Said in the figures: the search that ran was the plain one.
@@ -244,6 +249,16 @@ RunResult explore(const Scenario& s, const RunOptions& o) {
   // A task yielded under twins (shard_scheduler.hpp, g_twin_yield): a failure found stands (it is
   // a run of the program); a pass is void, and the scenario is searched again without twins. (A
   // replayed run is one run of the search that saved it, twins and all.)
+  // The set-up thread mattered after the search split (g_setup_after_split): likewise, the
+  // search runs again in one process.
+  if (setup_after_split && (res.result == "verified" || res.result == "incomplete") && !g_twin_misuse &&
+      !g_nondeterminism[0] && res.kind != "worker lost") {
+    RunOptions one = o;
+    one.steal_jobs = 1;
+    RunResult again = explore<Suite>(s, one);
+    again.stats["work-stealing off: the set-up task's stale read mattered after a split"] = 1;
+    return again;
+  }
   if (twin_yield && o.initial_state.empty() && (res.result == "verified" || res.result == "incomplete") &&
       !g_twin_misuse && !g_nondeterminism[0] && res.kind != "worker lost") {
     const bool symmetry = g_symmetry;

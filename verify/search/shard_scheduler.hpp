@@ -34,6 +34,11 @@ extern bool g_twin_misuse;
 // removes (tests/reduction/README.md, "Symmetry"). The search ends at once; explore() runs it
 // again without twins.
 extern bool g_twin_yield;
+// The set-up thread's stale read mattered (setup_matters) after the search had split into
+// processes (work-stealing): the processes kept the first thread choice's sleepers, which from
+// then on none may keep, and some may have gone on without knowing. The search ends at once;
+// explore() runs it again in one process.
+extern bool g_setup_after_split;
 // Set when a run did not repeat the choices recorded for its prefix: what differed (empty if
 // nothing did). explore() reports it as an error; the search no longer covers every run.
 extern char g_nondeterminism[160];
@@ -123,6 +128,7 @@ class shard_scheduler
       g_history_reader->restart();
     }
     this->stree_depth_ = 0;
+    g_sync_primitive_count = 0;  // before the test is built: it announces its primitives
     steps_.clear();
     std::fill_n(last_step_of_, thread_count, SIZE_MAX);
     std::fill_n(g_blocking_lock, 32, false);
@@ -174,6 +180,7 @@ class shard_scheduler
                                                                this->stree_.back().index_);
     if (leaf.lo % g_shard.count != g_shard.index) g_foreign_iterations++;
     if (g_twin_yield) return true;  // the search with twins is void (g_twin_yield)
+    if (g_setup_after_split) return true;  // so is one in several processes (g_setup_after_split)
     for (size_t i = this->stree_.size(); i != 0; --i) {
       auto& n = this->stree_[i - 1];
       Node& nd = node_[i - 1];
@@ -823,11 +830,12 @@ class shard_scheduler
   }
 
   // Whether the step just ended touched an object that may lie at another address in another run
-  // of the same steps, so that its footprint need not name what the step touches there: an
-  // event's, a mutex's or another waitable object's (Relacy hands out their data from per-type
-  // free lists; every tagged object). Objects in blocks of Relacy's heap are named by their
-  // blocks (history_reader), the same in every run. Global: it touches all anyway.
-  bool step_names_move() const { return !step_.global && step_.has_tagged(Footprint::kTags); }
+  // of the same steps, so that its footprint need not name what the step touches there: the
+  // state of a mutex, an event or another waitable object whose primitive was not announced
+  // (Relacy hands such states out from per-type free lists; model/rl_env.hpp). Announced ones are
+  // named by their primitives, heap objects by their blocks (history_reader), the same in every
+  // run. Global: it touches all anyway.
+  bool step_names_move() const { return !step_.global && step_.moving; }
 
   // Step p parked in a wait that step c (its thread's next) completed: the blocked attempt was
   // the operation c finished, on the same object, so p touched what c touched. Without this p
@@ -1196,8 +1204,12 @@ class shard_scheduler
   }
 
   void setup_matters() {
-    // (A split may have made the node apart already: every thread must still be chosen first.)
     if (node_.empty() || !node_[0].decision || (node_[0].full && node_[0].apart)) return;
+    if (node_[0].shared) {  // split: the other processes keep the sleepers (g_setup_after_split)
+      g_setup_after_split = true;
+      work_stealing::stop_all();
+      return;
+    }
     node_[0].full = true;
     no_sleep_at_root();
   }
@@ -1246,8 +1258,9 @@ class shard_scheduler
   // runs so far (the step repeats the same operation on the same state). The choices given away
   // never sleep here (they have no entry). In the worker, the path's own choice at each node up
   // to k is this process's, still being explored: it sleeps in the worker only if its names do
-  // not move. The first thread choice (which task runs the set-up) sleeps nowhere once split:
-  // setup_matters may wake its sleepers in one process and not the other.
+  // not move. The first thread choice (which task runs the set-up) keeps its sleepers: should
+  // setup_matters find after a split that none may sleep there, the search is run again in one
+  // process (g_setup_after_split).
   // Races found later at nodes above the split are reversed by whichever process found them
   // first: a thread added there is claimed, and one another process claimed answers the race.
   void split(size_t d) {
@@ -1266,7 +1279,6 @@ class shard_scheduler
       // is claimed, not explored twice. The worker's choices are claimed for it by its parent
       // (claimed before the fork, they would be lost if it failed).
       for (size_t m = 0; m <= k; m++) node_[m].shared = node_[m].decision;
-      if (k == 0) no_sleep_at_root();
       if (pid > 0) {
         for (unsigned j = 0; j < sn.count_; j++)
           if (give & bit(nd.thread[j])) claim(k, nd.thread[j]);
@@ -1280,8 +1292,7 @@ class shard_scheduler
 
   // In the new worker: explore the threads `give` at node k, nothing else below the path above it.
   void become_worker(size_t k, size_t d, Threads give) {
-    no_sleep_at_root();
-    for (size_t m = 1; m <= k && m < d; m++) {
+    for (size_t m = 0; m <= k && m < d; m++) {
       const rl::thread_id_t th = node_[m].thread[this->stree_[m].index_];
       if (node_[m].decision && !node_[m].done.empty() && node_[m].done.back().thread == th)
         node_[m].done.back().elsewhere = node_[m].done.back().names_move;
@@ -1324,7 +1335,7 @@ class shard_scheduler
     return insert ? work_stealing::claim(a, b) : !work_stealing::claimed(a, b);
   }
 
-  // The first thread choice puts no choice to sleep, as after setup_matters.
+  // The first thread choice puts no choice to sleep (setup_matters).
   void no_sleep_at_root() {
     if (node_.empty() || !node_[0].decision) return;
     node_[0].apart = true;

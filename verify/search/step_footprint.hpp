@@ -34,6 +34,9 @@ struct Footprint {
   // Some event was a variable's (rl::var) access, which Relacy checks for a data race against
   // the thread's clocks (the fence rule, shard_scheduler.hpp's fences_used, needs to know).
   bool var = false;
+  // It touched the state of a mutex, an event or another waitable object named by the address
+  // Relacy gave it, which moves from run to run (one nobody announced: model/rl_env.hpp).
+  bool moving = false;
 
   // A mutex's two pseudo-objects (README, "Locks"). Its acquisition order: written by each lock,
   // read by an attempt that blocks. Its release: written by an unlock, read by the next lock; a
@@ -59,7 +62,7 @@ struct Footprint {
 
   void clear() {
     objects.clear();
-    global = rewrote = var = false;
+    global = rewrote = var = moving = false;
   }
   void add(uintptr_t address, bool wrote) {
     const uintptr_t key = address << 1 | (wrote ? 1 : 0);
@@ -74,6 +77,7 @@ struct Footprint {
   void merge(const Footprint& f) {
     global = global || f.global;
     var = var || f.var;
+    moving = moving || f.moving;
     for (uintptr_t o : f.objects) add(o >> 1, o & 1);
   }
   // The object of a footprint that is one plain read of one object (an atomic's or a variable's,
@@ -323,18 +327,32 @@ class history_reader {
     bool freed;
   };
 
-  // One event, its heap objects named by their blocks.
+  // One event, a mutex's or an event's state named by its primitive (announced:
+  // model/rl_env.hpp) and heap objects by their blocks.
   void read_named(const rl::history_entry& ev, Footprint& f) {
-    if (blocks_.empty()) return events.read(ev, f);
     scratch_.clear();
     events.read(ev, scratch_);
     for (uintptr_t& o : scratch_.objects) {
-      const uintptr_t object = o >> 1;
-      const block* b = (o & Footprint::kTags) || object < kPseudoObjectsEnd ? nullptr : block_of(object);
+      const uintptr_t tags = o & Footprint::kTags;
+      uintptr_t object = (o & ~Footprint::kTags) >> 1;
+      if (object < kPseudoObjectsEnd) continue;
+      const uintptr_t primitive = primitive_of(object);
+      if (primitive) object = primitive;
+      else if (tags) scratch_.moving = true;  // a state named by the address Relacy gave it
+      // Relacy's states are not in its heap's blocks; a primitive may be.
+      const block* b = tags && !primitive ? nullptr : block_of(object);
       if (b && !b->name) scratch_.global = true;
-      if (b && b->name) o = (b->name + (object - b->begin)) << 1 | (o & 1);
+      if (b && b->name) object = b->name + (object - b->begin);
+      o = object << 1 | tags | (o & 1);
     }
     f.merge(scratch_);
+  }
+  // The primitive whose state Relacy keeps at this address, announced this iteration (the latest,
+  // should a state be handed out again); 0 if none.
+  static uintptr_t primitive_of(uintptr_t state) {
+    for (unsigned k = g_sync_primitive_count; k-- > 0;)
+      if (g_sync_primitives[k].state == state) return g_sync_primitives[k].primitive;
+    return 0;
   }
   // The newest block holding the address (a freed block's address may be handed out again).
   const block* block_of(uintptr_t address) const {
@@ -374,8 +392,13 @@ class history_reader {
     for (size_t k = 0; k < at && !inside; k++) {
       scratch_.clear();
       events.read(e[k], scratch_);
-      for (uintptr_t o : scratch_.objects)
-        inside = inside || (!(o & Footprint::kTags) && o >> 1 >= begin && o >> 1 < end);
+      for (uintptr_t o : scratch_.objects) {
+        uintptr_t object = (o & ~Footprint::kTags) >> 1;
+        const uintptr_t primitive = primitive_of(object);
+        if (primitive) object = primitive;  // a mutex or event in the block: by its primitive
+        else if (o & Footprint::kTags) continue;  // a state of Relacy's, in no block of its heap
+        inside = inside || (object >= begin && object < end);
+      }
     }
     std::copy_n(announced, 32, g_blocking_lock);
     event_reader::thread_ = thread;
