@@ -332,11 +332,14 @@ class history_reader {
   void read_named(const rl::history_entry& ev, Footprint& f) {
     scratch_.clear();
     events.read(ev, scratch_);
+    // Only an event of a mutex or an event has tagged keys (and the mutex's own, untagged).
+    const bool sync = scratch_.has_tagged(Footprint::kTags);
+    if (!sync && blocks_.empty()) return f.merge(scratch_);
     for (uintptr_t& o : scratch_.objects) {
       const uintptr_t tags = o & Footprint::kTags;
       uintptr_t object = (o & ~Footprint::kTags) >> 1;
       if (object < kPseudoObjectsEnd) continue;
-      const uintptr_t primitive = primitive_of(object);
+      const uintptr_t primitive = sync ? primitive_of(object) : 0;
       if (primitive) object = primitive;
       else if (tags) scratch_.moving = true;  // a state named by the address Relacy gave it
       // Relacy's states are not in its heap's blocks; a primitive may be.
