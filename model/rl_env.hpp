@@ -49,12 +49,18 @@ struct sync_primitive {
 constexpr unsigned kSyncPrimitives = 128;
 extern sync_primitive g_sync_primitives[kSyncPrimitives];  // this iteration's, in the order built
 extern unsigned g_sync_primitive_count;                    // cleared as an iteration begins
+// One did not fit: from then on the run names no state by its primitive, and its footprints
+// are global (history_reader), for a state handed out again could find an earlier one's name.
+extern bool g_sync_primitives_full;
 }  // namespace exploration
 // rl::generic_mutex and rl::generic_event keep the address of their state as the first data
 // member after the vtable pointer.
 inline void announce_sync_primitive(const void* primitive) {
   using namespace exploration;
-  if (g_sync_primitive_count == kSyncPrimitives) return;  // left unnamed: as if not announced
+  if (g_sync_primitive_count == kSyncPrimitives) {
+    g_sync_primitives_full = true;
+    return;
+  }
   const uintptr_t state = *reinterpret_cast<const uintptr_t*>(static_cast<const char*>(primitive) + sizeof(void*));
   g_sync_primitives[g_sync_primitive_count++] = {state, (uintptr_t)primitive};
 }

@@ -22,6 +22,7 @@ bool g_reduce = false;
 bool g_blocking_lock[32];
 sync_primitive g_sync_primitives[kSyncPrimitives];
 unsigned g_sync_primitive_count = 0;
+bool g_sync_primitives_full = false;
 uint64_t g_reduction_fallbacks = 0;
 uint64_t g_blocked_iterations = 0;
 uint64_t g_backtracks[kRaceKinds] = {};

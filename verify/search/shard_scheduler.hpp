@@ -129,6 +129,7 @@ class shard_scheduler
     }
     this->stree_depth_ = 0;
     g_sync_primitive_count = 0;  // before the test is built: it announces its primitives
+    g_sync_primitives_full = false;
     steps_.clear();
     std::fill_n(last_step_of_, thread_count, SIZE_MAX);
     std::fill_n(g_blocking_lock, 32, false);

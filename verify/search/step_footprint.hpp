@@ -334,6 +334,7 @@ class history_reader {
     events.read(ev, scratch_);
     // Only an event of a mutex or an event has tagged keys (and the mutex's own, untagged).
     const bool sync = scratch_.has_tagged(Footprint::kTags);
+    scratch_.global = scratch_.global || g_sync_primitives_full;
     if (!sync && blocks_.empty()) return f.merge(scratch_);
     for (uintptr_t& o : scratch_.objects) {
       const uintptr_t tags = o & Footprint::kTags;
