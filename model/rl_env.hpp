@@ -53,14 +53,17 @@ extern unsigned g_sync_primitive_count;                    // cleared as an iter
 // are global (history_reader), for a state handed out again could find an earlier one's name.
 extern bool g_sync_primitives_full;
 }  // namespace exploration
-// rl::generic_mutex and rl::generic_event keep the address of their state as the first data
-// member after the vtable pointer.
+// The address of a Relacy mutex's or event's state, which its events record (and a trace names):
+// rl::generic_mutex and rl::generic_event keep it as the first data member after the vtable
+// pointer.
+inline const void* relacy_impl_address(const void* primitive) {
+  return *reinterpret_cast<const void* const*>(static_cast<const char*>(primitive) + sizeof(void*));
+}
 inline void announce_sync_primitive(const void* primitive) {
   using namespace exploration;
   if (g_sync_primitive_count == kSyncPrimitives) {
     g_sync_primitives_full = true;
     return;
   }
-  const uintptr_t state = *reinterpret_cast<const uintptr_t*>(static_cast<const char*>(primitive) + sizeof(void*));
-  g_sync_primitives[g_sync_primitive_count++] = {state, (uintptr_t)primitive};
+  g_sync_primitives[g_sync_primitive_count++] = {(uintptr_t)relacy_impl_address(primitive), (uintptr_t)primitive};
 }

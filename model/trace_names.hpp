@@ -13,10 +13,5 @@ inline bool g_trace_wanted = true;
 void trace_names_reset();
 // Name the object at addr: printf-style, e.g. trace_name(&count, "count of %s", sem_name).
 void trace_name(const void* addr, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-// Relacy's mutexes and events record the address of their internal state, which is the first
-// data member after the vtable pointer of rl::generic_mutex / rl::generic_event.
-inline const void* relacy_impl_address(const void* primitive) {
-  return *reinterpret_cast<const void* const*>(static_cast<const char*>(primitive) + sizeof(void*));
-}
 // The name registered for addr, or nullptr.
 const char* trace_name_of(const void* addr);

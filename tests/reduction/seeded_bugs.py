@@ -124,6 +124,12 @@ BUGS = {
                                 "at a node processes share, a new choice is taken as another's, claimed or not"),
     "given_choices_claimed_again": (S, "!(nd.given & bit(nd.thread[next])) && !claim(", "!claim(",
                                     "a worker takes the choices its parent claimed for it for another process's"),
+    # A worker leaves the other options of choices that are no thread's above its own to the parent.
+    "own_depth_kept_on_claim": (S, "        own_depth_ = std::min(own_depth_, (long)(i - 1));\n", "",
+                                "a worker that takes a choice above its split leaves the load choices below it to its parent"),
+    "worker_leaves_every_load_choice": (S, "if (!nd.decision && (long)(i - 1) < own_depth_) continue;",
+                                        "if (!nd.decision && own_depth_ > 0) continue;",
+                                        "a worker explores no other option of a load's choice, even in its own subtrees"),
     "floor_for_a_step_of_several_objects": (F, "if (global || objects.size() != 1 || (objects[0] & 1)) return 0;",
                                             "if (global || objects.empty() || (objects[0] & 1)) return 0;",
                                             "a sleeper whose step touches several objects gets a load floor on the first"),

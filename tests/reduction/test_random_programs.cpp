@@ -33,6 +33,7 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 struct Tally {
   uint64_t compared = 0, skipped = 0, twins = 0, bad_twins = 0, failing = 0;
   uint64_t stolen = 0, split = 0;  // programs searched by work-stealing; those whose search did split
+  uint64_t split_iterations = 0, split_one_process = 0;  // those: all processes' iterations; one process's
   uint64_t plain_iterations = 0, reduced_iterations = 0, floor_loads = 0, fences_unused = 0;
 };
 
@@ -101,7 +102,12 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
     const SearchResult stolen = program::search(p, reduced);
     d = difference(p, ("reduced by work-stealing in " + std::to_string(shards) + " processes").c_str(), plain, stolen);
     if (!d.empty()) return d;
-    if (tally) tally->stolen++, tally->split += stolen.processes > 1;
+    if (tally && stolen.processes > 1) {
+      tally->split++;
+      tally->split_iterations += stolen.iterations;
+      tally->split_one_process += whole.iterations;
+    }
+    if (tally) tally->stolen++;
   }
   if (tally) {
     tally->plain_iterations += plain.iterations;
@@ -174,12 +180,13 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = fa
   std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
               "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu "
               "(%llu loads kept to the newest store, %llu fence races left unreversed); %llu searched by "
-              "work-stealing, %llu of them split\n",
+              "work-stealing, %llu of them split (iterations %llu, in one process %llu)\n",
               (unsigned long long)tally.compared, (unsigned long long)tally.failing, (unsigned long long)tally.skipped,
               (unsigned long long)kPlainBudget, (unsigned long long)tally.twins, (unsigned long long)tally.bad_twins,
               (unsigned long long)tally.plain_iterations, (unsigned long long)tally.reduced_iterations,
               (unsigned long long)tally.floor_loads, (unsigned long long)tally.fences_unused,
-              (unsigned long long)tally.stolen, (unsigned long long)tally.split);
+              (unsigned long long)tally.stolen, (unsigned long long)tally.split,
+              (unsigned long long)tally.split_iterations, (unsigned long long)tally.split_one_process);
   if (reported == 0) {
     EXPECT_EQ(tally.compared, count) << "too many programs skipped";
     // Work-stealing compared only where it split: most programs' searches have work to give.

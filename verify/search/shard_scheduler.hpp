@@ -185,6 +185,9 @@ class shard_scheduler
     for (size_t i = this->stree_.size(); i != 0; --i) {
       auto& n = this->stree_[i - 1];
       Node& nd = node_[i - 1];
+      // A choice that is no thread's, above the first this process took itself: its other
+      // options are another process's (own_depth_).
+      if (!nd.decision && (long)(i - 1) < own_depth_) continue;
       unsigned next = nd.decision ? next_thread_choice(nd, n.count_) : next_choice(nd, n.count_, n.index_ + 1);
       // Where processes of a work-stealing search share the node, a choice another one claimed
       // is its to explore (claim); one a split gave this process was claimed for it.
@@ -196,6 +199,7 @@ class shard_scheduler
         this->stree_.resize(i);
         node_.resize(i);
         n.index_ = next;
+        own_depth_ = std::min(own_depth_, (long)(i - 1));
         guide_node_ = nd.decision ? (long)(i - 1) : -1;
         // The next iteration repeats the steps that ended before this node: their races are known.
         // A wait completed below the node may complete differently: its step is analysed again.
@@ -441,6 +445,12 @@ class shard_scheduler
   Guide follow_;            // the threads of the steps to take next (follow_guide), from follow_pos_
   size_t follow_pos_ = 0;
   long guide_node_ = -1;    // the node whose next choice's guide the next iteration follows
+  // Work-stealing: the shallowest node whose choice on the path this process took itself (a
+  // worker's first, at its split, or one it claimed above). Above it the path is the parent's,
+  // still being explored there: the other options of a choice that is no thread's (which store a
+  // load reads) are the parent's to explore; a worker that took them too explored their subtrees
+  // twice (split).
+  long own_depth_ = 0;
   bool sleep_blocked_ = false, no_reduction_ = true;
   bool twins_ = false;                   // some thread has a twin (g_twin_of)
   rl::thread_id_t setup_thread_ = 0;     // the thread chosen first, which ran the set-up
@@ -1312,6 +1322,7 @@ class shard_scheduler
     this->stree_.resize(k + 1);
     node_.resize(k + 1);
     sn.index_ = first;
+    own_depth_ = (long)k;
     guide_node_ = (long)k;
     reused_ = steps_before(k);
   }
