@@ -102,12 +102,11 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
     const SearchResult stolen = program::search(p, reduced);
     d = difference(p, ("reduced by work-stealing in " + std::to_string(shards) + " processes").c_str(), plain, stolen);
     if (!d.empty()) return d;
-    if (tally && stolen.processes > 1) {
-      tally->split++;
-      tally->split_iterations += stolen.iterations;
-      tally->split_one_process += whole.iterations;
+    if (tally) {
+      tally->stolen++;
+      if (stolen.processes > 1)
+        tally->split++, tally->split_iterations += stolen.iterations, tally->split_one_process += whole.iterations;
     }
-    if (tally) tally->stolen++;
   }
   if (tally) {
     tally->plain_iterations += plain.iterations;

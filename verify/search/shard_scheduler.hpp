@@ -448,8 +448,7 @@ class shard_scheduler
   // Work-stealing: the shallowest node whose choice on the path this process took itself (a
   // worker's first, at its split, or one it claimed above). Above it the path is the parent's,
   // still being explored there: the other options of a choice that is no thread's (which store a
-  // load reads) are the parent's to explore; a worker that took them too explored their subtrees
-  // twice (split).
+  // load reads) are the parent's to explore, as only thread choices are claimed (split).
   long own_depth_ = 0;
   bool sleep_blocked_ = false, no_reduction_ = true;
   bool twins_ = false;                   // some thread has a twin (g_twin_of)
