@@ -73,6 +73,7 @@ struct interpreter : rl::test_suite<interpreter<N>, N> {
     }
     for (unsigned t = 0; t < N; t++) nregs[t] = 0;
     if (++g_iterations > g_budget && g_budget) rl::ctx().rl_until("budget", RL_INFO);
+    exploration::work_stealing::count_iteration();  // a process's own count, for the split delay
     // The set-up is no thread's step (as in exploration::iteration_begin).
     if (exploration::g_history_reader) exploration::g_history_reader->skip();
   }
@@ -232,6 +233,8 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   std::string no_pool;
   const bool pool = o.reduce && o.jobs > 1 && !o.twins && exploration::work_stealing::begin(o.jobs, &no_pool);
   exploration::work_stealing::reset_hook = &worker_reset;
+  exploration::work_stealing::set_split_delay(o.split_delay);
+  exploration::work_stealing::set_serial(o.serial);
   rl::test_result_e r;
   switch (p.threads) {
     case 2: r = run<2>(params); break;
@@ -241,6 +244,8 @@ SearchResult search(const Program& p, const SearchOptions& o) {
   exploration::g_reduce = false;
   exploration::g_history_reader = nullptr;
   exploration::g_shard = {0, 1, 1};
+  exploration::work_stealing::set_split_delay(0);
+  exploration::work_stealing::set_serial(false);
   exploration::g_twin_of[1] = -1;
   g_cpus.active = false;
   // As explore() does: a pass with twins is void once a task yielded; searched again without.

@@ -15,6 +15,8 @@ struct SearchOptions {
   bool twins = false;     // thread 1 declared thread 0's twin
   uint64_t budget = 0;    // iterations; 0 for none
   unsigned jobs = 1;      // reduced: processes sharing the search by work-stealing
+  uint64_t split_delay = 0;  // work-stealing: iterations a process runs before it may split
+  bool serial = false;       // work-stealing: one process at a time, a worker before its parent
 };
 
 struct SearchResult {

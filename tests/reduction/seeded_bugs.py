@@ -125,9 +125,6 @@ BUGS = {
     "given_choices_claimed_again": (S, "!(nd.given & bit(nd.thread[next])) && !claim(", "!claim(",
                                     "a worker takes the choices its parent claimed for it for another process's"),
     # A worker leaves the other options of choices that are no thread's above its own to the parent.
-    # Not caught by 1,000 programs of each family: it needs a worker that claims a thread above
-    # its split and then meets a load's choice between that node and its split, in a program
-    # small enough to search in plain.
     "own_depth_kept_on_claim": (S, "        own_depth_ = std::min(own_depth_, (long)(i - 1));\n", "",
                                 "a worker that takes a choice above its split leaves the load choices below it to its parent"),
     "worker_leaves_every_load_choice": (S, "if (!nd.decision && (long)(i - 1) < own_depth_) continue;",

@@ -1,8 +1,9 @@
 // The litmus files (tests/reduction/litmus/, one program a file, as the kernel's
 // tools/memory-model/litmus-tests): each names the exact set of outcomes its program has under
 // Relacy's memory model, or the one way it fails. Plain search, the reduced search whole, in
-// two and in three shards and by work-stealing in 2, 3 and 4 processes, and (for a file that says
-// "twins") both searches with twins must each reach exactly that set.
+// two and in three shards and by work-stealing in 2, 3 and 4 processes (splitting at once or
+// after a few iterations), and (for a file that says "twins") both searches with twins must
+// each reach exactly that set.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <filesystem>
@@ -57,15 +58,33 @@ TEST_P(Litmus, EverySearchReachesExactlyTheExpectedOutcomes) {
     EXPECT_EQ(got, expected) << GetParam() << ", " << s.first << ": reached" << listed(got) << "\nexpected"
                              << listed(expected);
   }
-  // Work-stealing: where the splits fall depends on timing, so each count of processes runs a
-  // few times; each run, whole, must reach exactly the expected set.
+  // Work-stealing: where the splits fall depends on timing and on how many iterations a process
+  // runs before it splits, so each count of processes runs a few times, splitting at once or
+  // later; each run, whole, must reach exactly the expected set.
   for (unsigned jobs : {2u, 3u, 4u})
-    for (int run = 0; run < 3; run++) {
+    for (uint64_t split_delay : {0u, 3u, 11u}) {
       program::SearchOptions o;
       o.reduce = true;
       o.jobs = jobs;
+      o.split_delay = split_delay;
       const std::set<std::string> got = seen(p, program::search(p, o));
-      EXPECT_EQ(got, expected) << GetParam() << ", work-stealing in " << jobs << " processes: reached" << listed(got)
+      EXPECT_EQ(got, expected) << GetParam() << ", work-stealing in " << jobs << " processes splitting after "
+                               << split_delay << " iterations: reached" << listed(got)
+                               << "\nexpected" << listed(expected);
+    }
+  // And one process at a time, each worker's search before its parent's goes on: the same
+  // searches on every run, in which a worker claims every choice its parent would, above its
+  // split too, once it has explored those it was given.
+  for (unsigned jobs : {2u, 3u, 4u})
+    for (uint64_t split_delay : {0u, 1u, 2u, 3u, 5u, 8u, 13u}) {
+      program::SearchOptions o;
+      o.reduce = true;
+      o.jobs = jobs;
+      o.split_delay = split_delay;
+      o.serial = true;
+      const std::set<std::string> got = seen(p, program::search(p, o));
+      EXPECT_EQ(got, expected) << GetParam() << ", work-stealing in " << jobs << " processes, one at a time, "
+                               << "splitting after " << split_delay << " iterations: reached" << listed(got)
                                << "\nexpected" << listed(expected);
     }
   for (unsigned n : {2u, 3u}) {  // a split's holes depend on where it falls

@@ -1,7 +1,8 @@
 // The reducer tested against plain search on thousands of random programs
 // (tests/reduction/program.hpp): each program is searched plainly, reduced whole, reduced in
 // 2 to 5 shards, and (when its threads 0 and 1 run the same code) with twins, plain and reduced.
-// One in 20 is also searched reduced by work-stealing in as many processes as it has shards.
+// One in 20 is also searched reduced by work-stealing in as many processes as it has shards,
+// its processes splitting at once or after a few iterations of their own.
 // Every search must end the same way (pass, or fail with the same kind) and reach exactly the
 // outcomes plain search reaches. A difference is printed as a minimal program in the litmus
 // files' text form, with the seed that generated it.
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include "tests/reduction/program_search.hpp"
 
@@ -65,9 +67,17 @@ std::string difference(const Program& p, const char* what, const SearchResult& w
          (extra.empty() ? "" : "outcomes plain search never reaches:\n" + outcomes_text(p, extra));
 }
 
+// How a program is searched by work-stealing: each process splits once it has run `quarters`
+// quarters of the iterations one process takes; serial: one process at a time, each worker
+// before its parent goes on.
+struct Stealing {
+  unsigned quarters;
+  bool serial;
+};
+
 // Every search of p against plain search: the first difference, "" if none. `skip` when plain
-// search did not end within its budget.
-std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, bool steal) {
+// search did not end within its budget. With `stealing`, also by work-stealing.
+std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, std::optional<Stealing> stealing) {
   const SearchResult plain = program::search(p, {false, 0, 1, false, kPlainBudget});
   *skip = plain.failure == "budget";
   if (*skip) return "";
@@ -95,10 +105,12 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
   }
   d = difference(p, ("reduced in " + std::to_string(shards) + " shards").c_str(), plain, parts);
   if (!d.empty()) return d;
-  if (steal) {
+  if (stealing) {
     reduced.shard = 0;
     reduced.shards = 1;
     reduced.jobs = shards;
+    reduced.split_delay = whole.iterations * stealing->quarters / 4;
+    reduced.serial = stealing->serial;
     const SearchResult stolen = program::search(p, reduced);
     d = difference(p, ("reduced by work-stealing in " + std::to_string(shards) + " processes").c_str(), plain, stolen);
     if (!d.empty()) return d;
@@ -130,13 +142,13 @@ std::string check(const Program& p, unsigned shards, Tally* tally, bool* skip, b
 }
 
 // Removes operations while the difference stays.
-Program shrink(Program p, unsigned shards, bool steal) {
+Program shrink(Program p, unsigned shards, std::optional<Stealing> stealing) {
   for (bool smaller = true; smaller;) {
     smaller = false;
     for (unsigned i = 0; i < program::op_count(p); i++) {
       Program q;
       bool skip = false;
-      if (!program::without_op(p, i, &q) || check(q, shards, nullptr, &skip, steal).empty() || skip) continue;
+      if (!program::without_op(p, i, &q) || check(q, shards, nullptr, &skip, stealing).empty() || skip) continue;
       p = q;
       smaller = true;
       break;
@@ -162,19 +174,24 @@ void compare_programs(uint64_t count, uint64_t seed, bool cpus, bool fenced = fa
     // the others' are named by where Relacy keeps their state, which moves from run to run.
     p.sync_named = i % 3 != 2;
     bool skip = false;
-    // Forks cost: one program in 20, and one heap program in 40 besides (tasks on CPUs: never split).
-    const bool steal = !cpus && (i % 20 == 0 || i % 40 == 5);
-    const std::string d = check(p, shards, &tally, &skip, steal);
+    // Forks cost: one program in 20, and one heap program in 40 besides (tasks on CPUs: never
+    // split). A split at the first free place falls near the root, later ones deeper, where a
+    // worker may take a choice above its split. Half run one process at a time: the same
+    // search on every run, so that a difference shrinks.
+    std::optional<Stealing> stealing;
+    if (!cpus && (i % 20 == 0 || i % 40 == 5))
+      stealing = Stealing{(unsigned)(i / 20 % 3), i / 60 % 2 == 1};
+    const std::string d = check(p, shards, &tally, &skip, stealing);
     tally.skipped += skip;
     tally.compared += !skip;
     if (d.empty()) continue;
     reported++;
-    const Program small = shrink(p, shards, steal);
+    const Program small = shrink(p, shards, stealing);
     bool ignored;
     ADD_FAILURE() << "program " << i << " (VMAVERIFY_RANDOM_SEED=" << seed + i << " VMAVERIFY_RANDOM_PROGRAMS=1), "
                   << shards << " shards:\n"
                   << p.text() << d << "\nminimal program:\n"
-                  << small.text() << check(small, shards, nullptr, &ignored, steal);
+                  << small.text() << check(small, shards, nullptr, &ignored, stealing);
   }
   std::printf("%llu programs compared (%llu failing), %llu skipped (plain search over %llu iterations); "
               "%llu with twins (%llu more with a misused twin); iterations plain %llu, reduced %llu "

@@ -22,9 +22,12 @@ namespace {
 // In memory shared by every process of the pool (an anonymous shared mapping made before the
 // first fork). Lock-free atomics work across processes.
 constexpr size_t kClaims = 1 << 16;
+constexpr size_t kSerialWorkers = 1 << 12;  // set_serial waits for the first this many workers
 struct Shared {
   std::atomic<int> free_places;
-  std::atomic<uint32_t> workers;  // forked so far
+  std::atomic<uint32_t> workers;  // numbered so far (fork_worker)
+  std::atomic<uint32_t> unforked;  // of those, the forks that failed
+  std::atomic<uint8_t> searched[kSerialWorkers];  // by worker number: its search has ended
   std::atomic<uint64_t> iterations;
   std::atomic<int> stop;
   // The claimed choices (claim): open addressing, keys (a, b), (0, 0) free; one lock for all
@@ -40,6 +43,9 @@ Shared* g_shared = nullptr;
 int g_pipe[2] = {-1, -1};
 bool g_worker = false;
 uint32_t g_id = 0;                  // 0 for the first process, else the worker's number
+uint64_t g_own_iterations = 0;      // begun by this process since it started (or was forked)
+uint64_t g_split_delay = 0;         // set_split_delay
+bool g_serial = false;              // set_serial
 // The workers this process forked and has not reaped. Fixed storage: a fork happens inside a
 // search, where Relacy's global operator new hands out its own heap, checked for leaks at the end
 // of every iteration.
@@ -91,6 +97,7 @@ bool begin(unsigned jobs, std::string* err) {
   g_worker = false;
   g_id = 0;
   g_nchildren = 0;
+  g_own_iterations = 0;
   if (jobs < 2) return true;
   void* m = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) {
@@ -110,7 +117,28 @@ bool begin(unsigned jobs, std::string* err) {
 
 bool active() { return g_shared != nullptr; }
 bool is_worker() { return g_worker; }
-bool place_free() { return g_shared && g_shared->free_places.load(std::memory_order_relaxed) > 0; }
+bool place_free() {
+  return g_shared && g_own_iterations >= g_split_delay && g_shared->free_places.load(std::memory_order_relaxed) > 0;
+}
+void set_split_delay(uint64_t iterations) { g_split_delay = iterations; }
+void set_serial(bool serial) { g_serial = serial; }
+
+namespace {
+// set_serial: the parent waits until worker `id` (process `pid`) has ended its search, or has
+// exited without (a crash: end() reports it).
+void wait_for_search(uint32_t id, pid_t pid) {
+  if (id >= kSerialWorkers) return;
+  while (!g_shared->searched[id].load()) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      for (size_t i = 0; i < g_nchildren; i++)
+        if (g_children[i] == pid) g_children[i] = g_children[--g_nchildren];
+      return;
+    }
+    usleep(50);
+  }
+}
+}  // namespace
 
 pid_t fork_worker() {
   if (!g_shared) return -1;
@@ -121,13 +149,17 @@ pid_t fork_worker() {
     if (free <= 0) return -1;
   } while (!g_shared->free_places.compare_exchange_weak(free, free - 1));
   const pid_t parent = getpid();
+  // Numbered here: in serial mode the parent waits for this number's search.
+  const uint32_t id = ++g_shared->workers;
   const pid_t pid = fork();
   if (pid < 0) {
+    g_shared->unforked++;
     g_shared->free_places++;
     return -1;
   }
   if (pid > 0) {
     g_children[g_nchildren++] = pid;
+    if (g_serial) wait_for_search(id, pid);
     return pid;
   }
   // The worker dies with the process that forked it (a parent waits for its workers before it
@@ -135,8 +167,9 @@ pid_t fork_worker() {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
   g_worker = true;
-  g_id = ++g_shared->workers;
+  g_id = id;
   g_nchildren = 0;
+  g_own_iterations = 0;
   if (g_pipe[0] >= 0) close(g_pipe[0]), g_pipe[0] = -1;
   if (reset_hook) reset_hook();
   return 0;
@@ -171,14 +204,18 @@ bool claim_table(uint64_t a, uint64_t b, bool insert) {
 bool claim(uint64_t a, uint64_t b) { return !g_shared || !claim_table(a, b, true); }
 bool claimed(uint64_t a, uint64_t b) { return g_shared && claim_table(a, b, false); }
 
-uint64_t count_iteration() { return g_shared ? ++g_shared->iterations : 0; }
+uint64_t count_iteration() {
+  g_own_iterations++;
+  return g_shared ? ++g_shared->iterations : 0;
+}
 void stop_all() {
   if (g_shared) g_shared->stop = 1;
 }
 bool stopped() { return g_shared && g_shared->stop.load(std::memory_order_relaxed); }
-uint64_t splits() { return g_shared ? g_shared->workers.load() : 0; }
+uint64_t splits() { return g_shared ? g_shared->workers.load() - g_shared->unforked.load() : 0; }
 
 void finish_worker(const std::string& blob) {
+  if (g_id < kSerialWorkers) g_shared->searched[g_id] = 1;
   g_shared->free_places++;
   size_t at = 0;
   bool ok = true;
@@ -227,7 +264,7 @@ bool end(std::vector<std::string>* blobs, std::string* err) {
   close(g_pipe[0]);
   g_pipe[0] = -1;
   wait_children();
-  const uint32_t forked = g_shared->workers.load();
+  const uint32_t forked = g_shared->workers.load() - g_shared->unforked.load();
   munmap(g_shared, sizeof(Shared));
   g_shared = nullptr;
   for (auto& w : whole) blobs->push_back(std::move(w.second));

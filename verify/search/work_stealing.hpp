@@ -26,7 +26,16 @@ bool active();
 // This process is a worker forked for a split (not the first process).
 bool is_worker();
 // A worker's place is free: a split would start one (a relaxed read; called once an iteration).
+// False too while this process has begun fewer iterations than the split delay.
 bool place_free();
+// The engine's tests: a process (the first, and each worker) splits only once it has begun this
+// many iterations of its own, so that the splits fall deeper in the tree than at the first free
+// place, as they do in a long search (0, the default: at once).
+void set_split_delay(uint64_t iterations);
+// The engine's tests: a process that forks a worker waits until the worker's search has ended
+// before it goes on, so that one process runs at a time, in the same order on every run: the
+// worker first, which then claims every choice at a shared node that both would want.
+void set_serial(bool serial);
 // Takes a free place and forks: 0 in the new worker, its pid in the parent, -1 when no place
 // was free or fork failed (the parent then keeps the choices). In the worker, reset_hook runs
 // first, to zero the figures it counts for itself.
