@@ -2,8 +2,8 @@
 // tools/memory-model/litmus-tests): each names the exact set of outcomes its program has under
 // Relacy's memory model, or the one way it fails. Plain search, the reduced search whole, in
 // two and in three shards and by work-stealing in 2, 3 and 4 processes (splitting at once or
-// after a few iterations), and (for a file that says "twins") both searches with twins must
-// each reach exactly that set.
+// after a few iterations; the processes at once, and one at a time), and (for a file that says
+// "twins") both searches with twins must each reach exactly that set.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <filesystem>
