@@ -2,7 +2,8 @@
 // (tests/reduction/program.hpp): each program is searched plainly, reduced whole, reduced in
 // 2 to 5 shards, and (when its threads 0 and 1 run the same code) with twins, plain and reduced.
 // One in 20 is also searched reduced by work-stealing in as many processes as it has shards,
-// its processes splitting at once or after a few iterations of their own.
+// its processes splitting at once or after a quarter or half of one process's iterations, half
+// of those searches one process at a time.
 // Every search must end the same way (pass, or fail with the same kind) and reach exactly the
 // outcomes plain search reaches. A difference is printed as a minimal program in the litmus
 // files' text form, with the seed that generated it.
